@@ -78,8 +78,8 @@ static inline void trcu_read_unlock_bh(void)
 }
 
 /* Update side: all exported GPL, all may be called from any module. */
-void call_trcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
-void call_trcu_bh(struct rcu_head *head, void (*func)(struct rcu_head *head));
+void call_trcu(struct rcu_head *head, rcu_callback_t func);
+void call_trcu_bh(struct rcu_head *head, rcu_callback_t func);
 void synchronize_trcu(void);
 void synchronize_trcu_bh(void);
 void trcu_barrier(void);
