@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trcu internal data structures, shared by the files of trcu.ko.
+ *
+ * One struct trcu_state per flavour (trcu = "sched", and trcu_bh), each
+ * with its own trcu_node hierarchy (dense array, root first, shape from
+ * geometry.c) and its own per-CPU struct trcu_data.  The per-CPU struct
+ * trcu_dynticks is shared by both flavours: a CPU is idle for both or for
+ * neither.
+ *
+ * Grace-period numbers: ->gpnum is the number of the last GP started,
+ * ->completed the last GP ended; a GP is in progress iff they differ.
+ * Each trcu_node keeps its own copy of both, written under its lock when
+ * the GP kthread initializes (start) and cleans up (end) that node, so a
+ * CPU sees a new GP only once its own leaf is ready for it.
+ *
+ * Lock order: fqslock -> onofflock -> trcu_node locks (one at a time; a
+ * QS report walks up the tree releasing each lock before taking the
+ * parent's).  Node locks are raw spinlocks taken with irqsave because the
+ * tick probe path and call_trcu() run in hardirq context.
+ */
+#ifndef _TRCU_TREE_H
+#define _TRCU_TREE_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/spinlock.h>
+#include <linux/percpu.h>
+#include <linux/interrupt.h>
+#include <linux/wait.h>
+#include <linux/mutex.h>
+#include <linux/completion.h>
+#include <linux/sched.h>
+#include <linux/rcupdate.h>
+
+#include "geometry.h"
+
+#define TRCU_NR_FLAVORS		2
+#define TRCU_FLAVOR_SCHED	0	/* trcu: preempt-disabled readers */
+#define TRCU_FLAVOR_BH		1	/* trcu_bh: bh-disabled readers */
+
+/*
+ * Dynticks per-CPU state, shared by both flavours.  Written only by its
+ * own CPU (hook handlers and NMI readers); read by the GP kthreads during
+ * force_quiescent_state() scans.
+ */
+struct trcu_dynticks {
+	atomic_t dynticks;		/* Even: CPU in dynticks-idle and in */
+					/*  no irq; odd otherwise. */
+	int dynticks_nesting;		/* irq nesting depth entered while */
+					/*  idle (irq_enter_rcu probe ++, */
+					/*  irq_exit_rcu return probe --). */
+	bool in_idle;			/* Between tick_nohz_idle_enter and */
+					/*  tick_nohz_idle_exit. */
+	atomic_t dynticks_nmi;		/* Even unless an NMI reader runs on */
+					/*  this CPU while it is idle. */
+	int nmi_nesting;		/* trcu_nmi_reader_enter nesting. */
+};
+
+/*
+ * One node of the grace-period-detection hierarchy.  Leaves have one
+ * qsmask bit per CPU, inner nodes one bit per child node.
+ */
+struct trcu_node {
+	raw_spinlock_t lock;		/* Guards the fields below it. */
+	unsigned long qsmask;		/* CPUs or children that still owe */
+					/*  a QS for the current GP. */
+	unsigned long qsmaskinit;	/* Per-GP initial value of qsmask: */
+					/*  online CPUs / non-empty kids. */
+					/*  Changed under onofflock too. */
+	long gpnum;			/* Last GP initialized in this node. */
+	long completed;			/* Last GP cleaned up in this node. */
+	unsigned long grpmask;		/* Our bit in the parent's qsmask. */
+	int grplo;			/* Lowest-numbered CPU covered. */
+	int grphi;			/* Highest-numbered CPU covered. */
+	u8 grpnum;			/* Our bit number in parent's mask. */
+	u8 level;			/* Root is at level 0. */
+	struct trcu_node *parent;	/* NULL for the root. */
+} ____cacheline_internodealigned_in_smp;
+
+/*
+ * Index values for the nxttail array in struct trcu_data.  The per-CPU
+ * callback list nxtlist is split into four segments by nxttail[]:
+ *
+ * [nxtlist, *nxttail[DONE]):                 DONE: GP over, may be invoked.
+ * [*nxttail[DONE], *nxttail[WAIT]):          WAIT: ready when ->completed
+ *                                            reaches nxtcompleted[WAIT].
+ * [*nxttail[WAIT], *nxttail[NEXT_READY]):    NEXT_READY: ready when
+ *                                            ->completed reaches
+ *                                            nxtcompleted[NEXT_READY]
+ *                                            (> that of WAIT).
+ * [*nxttail[NEXT_READY], *nxttail[NEXT]):    NEXT: new arrivals not yet
+ *                                            assigned a GP number.
+ *
+ * An empty segment has its tail equal to the previous one; an empty list
+ * has all tails pointing at nxtlist.  A GP number given to a segment is
+ * always ->gpnum + 1 read after the callbacks were queued (with a full
+ * barrier), so that GP starts after they were queued.
+ */
+#define TRCU_DONE_TAIL		0
+#define TRCU_WAIT_TAIL		1
+#define TRCU_NEXT_READY_TAIL	2
+#define TRCU_NEXT_TAIL		3
+#define TRCU_NEXT_SIZE		4
+
+struct trcu_state;
+
+/* Per-CPU, per-flavour data.  Touched by its own CPU with irqs off. */
+struct trcu_data {
+	/* 1) quiescent-state and grace-period handling: */
+	long completed;			/* Last GP end this CPU noticed. */
+	long gpnum;			/* Last GP start this CPU noticed. */
+	long passed_quiesc_completed;	/* ->completed when the QS in */
+					/*  passed_quiesc was seen: it only */
+					/*  counts for GP that number + 1. */
+	bool passed_quiesc;		/* QS seen since noticing ->gpnum. */
+	bool qs_pending;		/* The current GP waits for our QS. */
+	bool beenonline;		/* CPU online at least once. */
+	struct trcu_node *mynode;	/* This CPU's leaf. */
+	unsigned long grpmask;		/* Our bit in the leaf's qsmask. */
+
+	/* 2) callback batches (see the segment comment above): */
+	struct rcu_head *nxtlist;	/* Head of the callback list. */
+	struct rcu_head **nxttail[TRCU_NEXT_SIZE];
+					/* Segment tails. */
+	long nxtcompleted[TRCU_NEXT_SIZE];
+					/* GP number each of WAIT and */
+					/*  NEXT_READY waits for. */
+	long qlen;			/* Callbacks queued, all segments. */
+	long blimit;			/* Max callbacks invoked per batch. */
+	long gp_requested;		/* Highest GP number this CPU asked */
+					/*  the GP kthread for. */
+	unsigned long n_cbs_invoked;	/* Callbacks invoked here. */
+	unsigned long n_cbs_adopted;	/* Callbacks adopted from dead CPUs. */
+	struct tasklet_struct tasklet;	/* Per-CPU core work: notice GPs, */
+					/*  report QS, advance + invoke. */
+
+	/* 3) barrier: */
+	struct rcu_head barrier;	/* trcu_barrier()'s callback. */
+
+	/* 4) dynticks snapshots taken by force_quiescent_state(): */
+	struct trcu_dynticks *dynticks;	/* This CPU's shared dynticks. */
+	int dynticks_snap;		/* ->dynticks at phase 1. */
+	int dynticks_nmi_snap;		/* ->dynticks_nmi at phase 1. */
+
+	/* 5) why force_quiescent_state() had to act for this CPU: */
+	unsigned long dynticks_fqs;	/* QS credited: dynticks idle. */
+	unsigned long offline_fqs;	/* QS credited: CPU offline. */
+	unsigned long resched_ipi;	/* Nudge IPIs sent to this CPU. */
+
+	int cpu;			/* This CPU's number. */
+	struct trcu_state *rsp;		/* Back pointer to the flavour. */
+};
+
+/* Values for ->signaled: the two phases of force_quiescent_state(). */
+#define TRCU_SAVE_DYNTICK	0	/* Phase 1: snapshot dynticks. */
+#define TRCU_FORCE_QS		1	/* Phase 2: compare, credit, nudge. */
+
+/* Bits in ->gp_flags, requests to the GP kthread. */
+#define TRCU_GP_FLAG_FQS	0x1	/* Force QS now (qlen > qhimark). */
+
+/* Per-flavour global state. */
+struct trcu_state {
+	const char *name;		/* "trcu" or "trcu_bh". */
+	int flavor;			/* TRCU_FLAVOR_*. */
+	struct trcu_geom geom;		/* Shape of the hierarchy. */
+	struct trcu_node *node;		/* geom.nr_nodes nodes, root first. */
+	struct trcu_node *level[TRCU_GEOM_MAX_LEVELS];
+					/* First node of each level. */
+	struct trcu_data __percpu *rda;	/* Per-CPU data. */
+
+	/* Guarded by the root trcu_node's lock (read with READ_ONCE): */
+	long gpnum;			/* Current (last started) GP. */
+	long completed;			/* Last completed GP. */
+	long gp_needed;			/* Highest GP number requested by */
+					/*  any CPU; the kthread starts GPs */
+					/*  until ->completed reaches it. */
+	u8 signaled;			/* fqs phase, TRCU_SAVE_DYNTICK/FQS. */
+
+	raw_spinlock_t onofflock;	/* Excludes hotplug changes of */
+					/*  qsmaskinit and GP initialization. */
+	raw_spinlock_t fqslock;		/* One force_quiescent_state() at a */
+					/*  time. */
+	unsigned long jiffies_force_qs;	/* When the next fqs is due. */
+	unsigned long n_force_qs;	/* Calls to fqs. */
+	unsigned long n_force_qs_ngp;	/* ... that found no GP running. */
+	long dynticks_completed;	/* ->completed at phase-1 snapshot. */
+
+	unsigned long gp_start;		/* jiffies at GP start. */
+	unsigned long jiffies_stall;	/* When to check for stalls next. */
+
+	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
+	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
+	unsigned long gp_flags;		/* TRCU_GP_FLAG_* (atomic bitops). */
+
+	struct mutex barrier_mutex;	/* Serializes trcu_barrier(). */
+	atomic_t barrier_cpu_count;	/* Barrier callbacks outstanding + 1. */
+	struct completion barrier_completion;
+					/* Completed by the last one. */
+};
+
+/* The two flavours, indexed by TRCU_FLAVOR_*; defined in tree.c. */
+extern struct trcu_state trcu_states[TRCU_NR_FLAVORS];
+#define trcu_sched_state	(trcu_states[TRCU_FLAVOR_SCHED])
+#define trcu_bh_state		(trcu_states[TRCU_FLAVOR_BH])
+
+/* Per-CPU dynticks, shared by both flavours; defined in dynticks.c. */
+extern struct trcu_dynticks __percpu *trcu_dynticks;
+
+/* Module parameters (main.c), read-only after init. */
+extern int trcu_fanout;
+extern int trcu_fanout_leaf;
+extern int trcu_fanout_exact;
+extern int trcu_dynticks_enabled;
+extern int trcu_stall_timeout;
+extern int trcu_jiffies_till_force_qs;
+extern int trcu_blimit;
+extern int trcu_qhimark;
+extern int trcu_qlowmark;
+extern int trcu_trace;
+
+static inline struct trcu_node *trcu_root(struct trcu_state *rsp)
+{
+	return &rsp->node[0];
+}
+
+/* Visit every node of @rsp, root first (breadth first). */
+#define trcu_for_each_node(rsp, rnp) \
+	for ((rnp) = &(rsp)->node[0]; \
+	     (rnp) < &(rsp)->node[(rsp)->geom.nr_nodes]; (rnp)++)
+
+/* Visit the leaves of @rsp. */
+#define trcu_for_each_leaf(rsp, rnp) \
+	for ((rnp) = (rsp)->level[(rsp)->geom.levels - 1]; \
+	     (rnp) < &(rsp)->node[(rsp)->geom.nr_nodes]; (rnp)++)
+
+/* tree.c: hierarchy, GP start / QS report / GP end, GP kthreads. */
+int trcu_tree_init(struct trcu_state *rsp, int flavor);
+void trcu_tree_free(struct trcu_state *rsp);
+int trcu_gp_kthread_start(struct trcu_state *rsp);
+void trcu_gp_kthread_stop(struct trcu_state *rsp);
+void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp);
+void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp);
+void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
+			unsigned long mask, long gpnum, unsigned long flags);
+void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
+		     long gpnum);
+void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
+void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu);
+
+/* callbacks.c: segmented per-CPU callback lists, invocation, barrier. */
+void trcu_init_cblist(struct trcu_data *rdp);
+bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
+bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
+void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
+bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp);
+void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
+		    struct trcu_data *rdp);
+void trcu_do_barrier(struct trcu_state *rsp);
+void trcu_core_tasklet(struct tasklet_struct *t);
+
+/* dynticks.c: idle/irq/NMI counters and force_quiescent_state(). */
+int trcu_dynticks_init(void);
+void trcu_dynticks_free(void);
+void trcu_dynticks_cpu_init(int cpu);
+bool trcu_dynticks_cpu_idle(int cpu);
+void trcu_idle_enter(void);
+void trcu_idle_exit(void);
+void trcu_irq_enter(void);
+void trcu_irq_exit(void);
+void trcu_force_quiescent_state(struct trcu_state *rsp);
+
+/* hooks.c: kprobes and the sched_switch tracepoint. */
+int trcu_hooks_init(void);
+void trcu_hooks_exit(void);
+void trcu_check_callbacks(int user_tick, int intr_count);
+
+/* hotplug.c: cpuhp dynamic states. */
+int trcu_hotplug_init(void);
+void trcu_hotplug_exit(void);
+
+/* stall.c: CPU stall warnings. */
+void trcu_stall_gp_start(struct trcu_state *rsp);
+void trcu_stall_check_self(struct trcu_state *rsp, struct trcu_data *rdp);
+void trcu_stall_check_others(struct trcu_state *rsp);
+
+/* debugfs.c (written by the geometry helper): trace=1 files. */
+int trcu_debugfs_init(void);
+void trcu_debugfs_exit(void);
+
+#endif /* _TRCU_TREE_H */
