@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu dynticks: per-CPU counters that say whether a CPU is in an
+ * extended quiescent state (tickless idle, no irq, no NMI reader), and
+ * force_quiescent_state(), which credits such CPUs (and offline ones)
+ * with quiescent states so that the grace period never waits for a CPU
+ * that sleeps, and which nudges CPUs that are busy but slow to report.
+ *
+ * Counters: ->dynticks is odd while the CPU is non-idle or handling an
+ * irq from idle, even while idle.  ->dynticks_nmi is odd only while an
+ * NMI reader runs on an idle CPU.  Every change is a fully ordered
+ * atomic (value-returning atomic_add_return()), so a remote snapshot that
+ * sees an even value is ordered after the CPU's earlier readers and
+ * before its later ones.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <linux/kprobes.h>
+#include <linux/hardirq.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+struct trcu_dynticks __percpu *trcu_dynticks;
+
+/* Allocate the per-CPU counters, every CPU starting non-idle.  Init. */
+int trcu_dynticks_init(void)
+{
+	int cpu;
+
+	trcu_dynticks = alloc_percpu(struct trcu_dynticks);
+	if (!trcu_dynticks)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		trcu_dynticks_cpu_init(cpu);
+	return 0;
+}
+
+/* Free the counters.  Module exit, after every hook is gone. */
+void trcu_dynticks_free(void)
+{
+	free_percpu(trcu_dynticks);
+	trcu_dynticks = NULL;
+}
+
+/*
+ * Reset @cpu's counters to "non-idle, no irq, no NMI".  Called at init
+ * and from the hotplug prepare step, when @cpu does not run, or before
+ * the hooks are registered.
+ */
+void trcu_dynticks_cpu_init(int cpu)
+{
+	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+
+	rdtp->in_idle = false;
+	rdtp->dynticks_nesting = 0;
+	rdtp->nmi_nesting = 0;
+	if (!(atomic_read(&rdtp->dynticks) & 1))
+		atomic_inc(&rdtp->dynticks);
+	if (atomic_read(&rdtp->dynticks_nmi) & 1)
+		atomic_inc(&rdtp->dynticks_nmi);
+	smp_mb(); /* Reset visible before the CPU is marked online. */
+}
+
+/*
+ * Is @cpu in an extended quiescent state right now?  Lockless peek used
+ * only to decide whom to IPI; never to credit a QS.
+ */
+bool trcu_dynticks_cpu_idle(int cpu)
+{
+	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+
+	if (!trcu_dynticks_enabled)
+		return false;
+	return !(atomic_read(&rdtp->dynticks) & 1) &&
+	       !(atomic_read(&rdtp->dynticks_nmi) & 1);
+}
+
+/*
+ * This CPU enters the idle loop (tick_nohz_idle_enter() probe): counter
+ * even.  The idle task runs no readers of its own from here on; irqs are
+ * tracked by trcu_irq_enter/exit.  Caller: kprobe, preemption off.
+ */
+notrace void trcu_idle_enter(void)
+{
+	struct trcu_dynticks *rdtp;
+	unsigned long flags;
+
+	if (!trcu_dynticks_enabled)
+		return;
+	local_irq_save(flags);
+	rdtp = this_cpu_ptr(trcu_dynticks);
+	rdtp->in_idle = true;
+	rdtp->dynticks_nesting = 0;
+	/* Full barrier: earlier readers before the even value. */
+	if (atomic_read(&rdtp->dynticks) & 1)
+		atomic_add_return(1, &rdtp->dynticks);
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(trcu_idle_enter);
+
+/*
+ * This CPU leaves the idle loop (tick_nohz_idle_exit() probe): counter
+ * odd again.  Also resets the irq nesting, so a missed irq-exit pairing
+ * heals here.  Caller: kprobe, preemption off.
+ */
+notrace void trcu_idle_exit(void)
+{
+	struct trcu_dynticks *rdtp;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	rdtp = this_cpu_ptr(trcu_dynticks);
+	rdtp->in_idle = false;
+	rdtp->dynticks_nesting = 0;
+	/* Full barrier: the odd value before any later reader. */
+	if (!(atomic_read(&rdtp->dynticks) & 1))
+		atomic_add_return(1, &rdtp->dynticks);
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(trcu_idle_exit);
+
+/*
+ * An irq starts (irq_enter_rcu() probe).  On an idle CPU the counter
+ * goes odd for the whole handler, including the softirqs run on its way
+ * out.  Caller: kprobe, hardirq, irqs off.
+ */
+notrace void trcu_irq_enter(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+#ifdef TRCU_MUTANT_IDLE_IRQ
+	/* MUTANT idle_irq: irqs on idle CPUs go unnoticed. */
+	return;
+#endif
+	if (!rdtp->in_idle)
+		return;
+	if (rdtp->dynticks_nesting++ == 0 &&
+	    !(atomic_read(&rdtp->dynticks) & 1))
+		atomic_add_return(1, &rdtp->dynticks); /* Full barrier. */
+}
+NOKPROBE_SYMBOL(trcu_irq_enter);
+
+/*
+ * An irq is over (irq_exit_rcu() return probe, after softirqs ran).  An
+ * exit whose entry was not seen (probes being registered) finds nesting
+ * zero and is ignored.  Caller: kretprobe, irqs off.
+ */
+notrace void trcu_irq_exit(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	if (!rdtp->in_idle || !rdtp->dynticks_nesting)
+		return;
+	if (--rdtp->dynticks_nesting == 0 &&
+	    (atomic_read(&rdtp->dynticks) & 1))
+		atomic_add_return(1, &rdtp->dynticks); /* Full barrier. */
+}
+NOKPROBE_SYMBOL(trcu_irq_exit);
+
+/**
+ * trcu_nmi_reader_enter() - an NMI-context reader starts on this CPU
+ *
+ * If the CPU is dynticks-idle, make ->dynticks_nmi odd (full barrier) so
+ * force_quiescent_state() does not take the CPU for quiescent.  Nestable,
+ * touches only this CPU's counters.
+ */
+notrace void trcu_nmi_reader_enter(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	if (rdtp->nmi_nesting++ == 0 &&
+	    !(atomic_read(&rdtp->dynticks) & 1) &&
+	    !(atomic_read(&rdtp->dynticks_nmi) & 1))
+		atomic_add_return(1, &rdtp->dynticks_nmi);
+}
+EXPORT_SYMBOL_GPL(trcu_nmi_reader_enter);
+NOKPROBE_SYMBOL(trcu_nmi_reader_enter);
+
+/**
+ * trcu_nmi_reader_exit() - an NMI-context reader ends on this CPU
+ */
+notrace void trcu_nmi_reader_exit(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	if (--rdtp->nmi_nesting == 0 &&
+	    (atomic_read(&rdtp->dynticks_nmi) & 1))
+		atomic_add_return(1, &rdtp->dynticks_nmi);
+}
+EXPORT_SYMBOL_GPL(trcu_nmi_reader_exit);
+NOKPROBE_SYMBOL(trcu_nmi_reader_exit);
+
+/* Fully ordered read of a counter (pairs with the atomics above). */
+static int trcu_dynticks_read(atomic_t *v)
+{
+	return atomic_add_return(0, v);
+}
+
+/*
+ * IPI handler sent to a busy holdout.  Taking the interrupt is the
+ * nudge; in addition, look at the interrupted context as the tick would:
+ * preempt_count() here is the interrupted one plus HARDIRQ_OFFSET, so a
+ * user-mode or preemptible kernel context (0), or the idle loop (1, idle
+ * task), is a quiescent state.
+ */
+static void trcu_nudge_cpu(void *info)
+{
+	if (!in_hardirq())
+		return;
+	trcu_check_callbacks(0, preempt_count() - HARDIRQ_OFFSET);
+}
+
+/*
+ * Decide about one CPU whose bit is still set in a leaf's qsmask for the
+ * current GP: return true if it is in (or passed through) an extended
+ * quiescent state or is offline.  Phase 1 only snapshots.
+ * Caller: force_quiescent_state(), fqslock held.
+ */
+static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
+			       bool snapshot)
+{
+	struct trcu_dynticks *rdtp = rdp->dynticks;
+	int d, dn;
+
+	if (!cpu_online(rdp->cpu)) {
+		rdp->offline_fqs++;
+		return true;
+	}
+	if (!trcu_dynticks_enabled)
+		return false;
+	d = trcu_dynticks_read(&rdtp->dynticks);
+	dn = trcu_dynticks_read(&rdtp->dynticks_nmi);
+	if (snapshot) {
+		rdp->dynticks_snap = d;
+		rdp->dynticks_nmi_snap = dn;
+		if (!(d & 1) && !(dn & 1)) {
+			rdp->dynticks_fqs++;
+			return true;
+		}
+		return false;
+	}
+	if ((d != rdp->dynticks_snap || !(d & 1)) &&
+	    (dn != rdp->dynticks_nmi_snap || !(dn & 1))) {
+		rdp->dynticks_fqs++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * force_quiescent_state(): phase 1 (first call of a GP) snapshots the
+ * dynticks counters of every CPU the GP still waits for and credits those
+ * idle right now; later calls credit those whose counter moved or is
+ * even, and offline ones, and IPI the remaining (busy) holdouts.  Idle
+ * CPUs are never IPIed.  Caller: GP kthread, no locks held.
+ */
+void trcu_force_quiescent_state(struct trcu_state *rsp)
+{
+	struct trcu_node *rnp;
+	unsigned long flags, mask, qs;
+	cpumask_var_t nudge;
+	bool snapshot, have_mask;
+	long gpnum;
+	int cpu;
+
+	have_mask = zalloc_cpumask_var(&nudge, GFP_KERNEL);
+	raw_spin_lock_irqsave(&rsp->fqslock, flags);
+	rsp->n_force_qs++;
+	gpnum = READ_ONCE(rsp->gpnum);
+	if (gpnum == READ_ONCE(rsp->completed)) {
+		rsp->n_force_qs_ngp++;
+		raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
+		goto out;
+	}
+	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;
+	if (snapshot)
+		rsp->dynticks_completed = rsp->completed;
+	trcu_for_each_leaf(rsp, rnp) {
+		unsigned long f2;
+
+		qs = 0;
+		mask = READ_ONCE(rnp->qsmask);
+		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {
+			struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+			if (!(mask & rdp->grpmask))
+				continue;
+			if (trcu_fqs_check_cpu(rsp, rdp, snapshot))
+				qs |= rdp->grpmask;
+			else if (!snapshot && have_mask &&
+				 !trcu_dynticks_cpu_idle(cpu))
+				cpumask_set_cpu(cpu, nudge);
+		}
+		if (!qs)
+			continue;
+		raw_spin_lock_irqsave(&rnp->lock, f2);
+		/* Only this GP's bits; trcu_report_qs_rnp() checks too. */
+		if (rnp->gpnum != gpnum) {
+			raw_spin_unlock_irqrestore(&rnp->lock, f2);
+			continue;
+		}
+		trcu_report_qs_rnp(rsp, rnp, qs & rnp->qsmask, gpnum, f2);
+	}
+	rsp->signaled = TRCU_FORCE_QS;
+	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
+
+	if (have_mask) {
+		/* IPIs need irqs on: sent after dropping fqslock. */
+		for_each_cpu(cpu, nudge) {
+			per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
+			smp_call_function_single(cpu, trcu_nudge_cpu, NULL, 0);
+		}
+	}
+out:
+	if (have_mask)
+		free_cpumask_var(nudge);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu hooks: where quiescent states and idle transitions come from on a
+ * stock kernel that knows nothing about trcu.
+ *
+ *   update_process_times()  kprobe    scheduler tick: QS check, work
+ *   sched_switch            tracepoint context switch: QS, both flavours
+ *   tick_nohz_idle_enter()  kprobe    dynticks counter even
+ *   tick_nohz_idle_exit()   kprobe    dynticks counter odd
+ *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
+ *   irq_exit_rcu()          kretprobe ... even again, after softirqs
+ *
+ * Every handler is notrace and NOKPROBE, runs with preemption off and
+ * never sleeps; none calls a probed function.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/tracepoint.h>
+#include <linux/sched.h>
+#include <linux/hardirq.h>
+#include <linux/preempt.h>
+#include <linux/string.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+/*
+ * Per-tick work of one flavour: record a quiescent state if @qs, check
+ * for a self-detected stall, and schedule the core tasklet if there is
+ * anything for it (new GP, QS to report, callbacks to move or run).
+ * Caller: tick probe or nudge IPI on this CPU, irqs off.
+ */
+static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
+{
+	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
+	struct trcu_node *rnp = rdp->mynode;
+
+	if (qs) {
+		rdp->passed_quiesc = true;
+		rdp->passed_quiesc_completed = rdp->completed;
+	}
+	trcu_stall_check_self(rsp, rdp);
+	if (READ_ONCE(rnp->gpnum) != rdp->gpnum ||
+	    READ_ONCE(rnp->completed) != rdp->completed ||
+	    (rdp->qs_pending && rdp->passed_quiesc) ||
+	    trcu_cbs_ready(rsp, rdp))
+		tasklet_schedule(&rdp->tasklet);
+}
+NOKPROBE_SYMBOL(trcu_tick_flavor);
+
+/*
+ * Tick (or nudge IPI) on this CPU.  @intr_count is the preempt_count()
+ * of the interrupted context.  It is a QS for trcu if that context was
+ * user mode (@user_tick), had preempt count 0 (no preempt-disabled
+ * reader can be running), or was the idle loop itself (idle task, count
+ * 1: not inside an irq or softirq).  For trcu_bh it suffices that the
+ * interrupted context was not in softirq, bh-disabled, hardirq or NMI.
+ * Caller: hardirq, irqs off.
+ */
+notrace void trcu_check_callbacks(int user_tick, int intr_count)
+{
+	bool qs, qs_bh;
+
+	qs = user_tick || intr_count == 0 ||
+	     (intr_count == 1 && is_idle_task(current));
+	qs_bh = qs || !(intr_count & (SOFTIRQ_MASK | HARDIRQ_MASK | NMI_MASK));
+	trcu_tick_flavor(&trcu_sched_state, qs);
+	trcu_tick_flavor(&trcu_bh_state, qs_bh);
+}
+NOKPROBE_SYMBOL(trcu_check_callbacks);
+
+/*
+ * update_process_times(int user_tick) pre-handler.  Measured in the stock
+ * 6.1 guest (ftrace-based kprobe): preempt_count() here is the
+ * interrupted context's count + HARDIRQ_OFFSET + 1, the 1 being the
+ * preempt_disable() of the kprobe-on-ftrace path.  A user-mode tick
+ * showed 0x10001, a tick in the idle loop 0x10002 (the idle task runs
+ * with count 1), ticks in kernel code 0x10001 (preemptible) or 0x10002
+ * (preemption disabled), re-checked 2026-12-03 on 4 vCPUs.  So the
+ * interrupted count is pc - HARDIRQ_OFFSET - 1.
+ */
+static notrace int trcu_tick_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	trcu_check_callbacks((int)regs->di,
+			     preempt_count() - HARDIRQ_OFFSET - 1);
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_tick_pre);
+
+/*
+ * sched_switch tracepoint: a context switch is a QS for both flavours (no
+ * task can switch inside a preempt- or bh-disabled region).  Runs under
+ * the runqueue lock, so it only sets flags: no wakeups, no tasklets.
+ */
+static notrace void trcu_sched_switch(void *data, bool preempt,
+				      struct task_struct *prev,
+				      struct task_struct *next,
+				      unsigned int prev_state)
+{
+	struct trcu_data *rdp;
+	int i;
+
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		rdp = this_cpu_ptr(trcu_states[i].rda);
+		rdp->passed_quiesc = true;
+		rdp->passed_quiesc_completed = rdp->completed;
+	}
+}
+NOKPROBE_SYMBOL(trcu_sched_switch);
+
+static notrace int trcu_idle_enter_pre(struct kprobe *p, struct pt_regs *r)
+{
+	trcu_idle_enter();
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_idle_enter_pre);
+
+static notrace int trcu_idle_exit_pre(struct kprobe *p, struct pt_regs *r)
+{
+	trcu_idle_exit();
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_idle_exit_pre);
+
+static notrace int trcu_irq_enter_pre(struct kprobe *p, struct pt_regs *r)
+{
+	trcu_irq_enter();
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_irq_enter_pre);
+
+static notrace int trcu_irq_exit_ret(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	trcu_irq_exit();
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_irq_exit_ret);
+
+static struct kprobe trcu_kp_tick = {
+	.symbol_name = "update_process_times",
+	.pre_handler = trcu_tick_pre,
+};
+static struct kprobe trcu_kp_idle_enter = {
+	.symbol_name = "tick_nohz_idle_enter",
+	.pre_handler = trcu_idle_enter_pre,
+};
+static struct kprobe trcu_kp_idle_exit = {
+	.symbol_name = "tick_nohz_idle_exit",
+	.pre_handler = trcu_idle_exit_pre,
+};
+static struct kprobe trcu_kp_irq_enter = {
+	.symbol_name = "irq_enter_rcu",
+	.pre_handler = trcu_irq_enter_pre,
+};
+static struct kretprobe trcu_krp_irq_exit = {
+	.kp.symbol_name = "irq_exit_rcu",
+	.handler = trcu_irq_exit_ret,
+};
+
+static struct tracepoint *trcu_tp_switch;
+static bool trcu_tp_registered;
+
+static void trcu_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		trcu_tp_switch = tp;
+}
+
+/* Register one kprobe and insist it is ftrace-based (known preempt count). */
+static int trcu_register_kprobe(struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	if (ret) {
+		pr_err("cannot probe %s: %d\n", kp->symbol_name, ret);
+		return ret;
+	}
+	if (!(kp->flags & KPROBE_FLAG_FTRACE)) {
+		pr_err("probe on %s is not ftrace-based\n", kp->symbol_name);
+		unregister_kprobe(kp);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Register every hook.  The irq-exit return probe goes first and the
+ * counters start non-idle with zero nesting, so an exit whose entry was
+ * missed is ignored; idle transitions come next, then the QS sources.
+ * Caller: module init, after the states and hotplug are set up.
+ */
+int trcu_hooks_init(void)
+{
+	int ret;
+
+	trcu_krp_irq_exit.maxactive = max_t(int, 16, 4 * num_possible_cpus());
+	ret = register_kretprobe(&trcu_krp_irq_exit);
+	if (ret) {
+		pr_err("cannot probe irq_exit_rcu return: %d\n", ret);
+		return ret;
+	}
+	ret = trcu_register_kprobe(&trcu_kp_irq_enter);
+	if (ret)
+		goto err_krp;
+	ret = trcu_register_kprobe(&trcu_kp_idle_enter);
+	if (ret)
+		goto err_irq;
+	ret = trcu_register_kprobe(&trcu_kp_idle_exit);
+	if (ret)
+		goto err_idle_enter;
+
+	for_each_kernel_tracepoint(trcu_find_tp, NULL);
+	if (!trcu_tp_switch) {
+		pr_err("tracepoint sched_switch not found\n");
+		ret = -ENOENT;
+		goto err_idle_exit;
+	}
+	ret = tracepoint_probe_register(trcu_tp_switch,
+					(void *)trcu_sched_switch, NULL);
+	if (ret) {
+		pr_err("cannot attach to sched_switch: %d\n", ret);
+		goto err_idle_exit;
+	}
+	trcu_tp_registered = true;
+	ret = trcu_register_kprobe(&trcu_kp_tick);
+	if (ret)
+		goto err_tp;
+	return 0;
+
+err_tp:
+	tracepoint_probe_unregister(trcu_tp_switch, (void *)trcu_sched_switch,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	trcu_tp_registered = false;
+err_idle_exit:
+	unregister_kprobe(&trcu_kp_idle_exit);
+err_idle_enter:
+	unregister_kprobe(&trcu_kp_idle_enter);
+err_irq:
+	unregister_kprobe(&trcu_kp_irq_enter);
+err_krp:
+	unregister_kretprobe(&trcu_krp_irq_exit);
+	return ret;
+}
+
+/*
+ * Unregister every hook, in reverse order, and wait until no handler
+ * runs any more.  Caller: module exit.
+ */
+void trcu_hooks_exit(void)
+{
+	unregister_kprobe(&trcu_kp_tick);
+	if (trcu_tp_registered) {
+		tracepoint_probe_unregister(trcu_tp_switch,
+					    (void *)trcu_sched_switch, NULL);
+		tracepoint_synchronize_unregister();
+		trcu_tp_registered = false;
+	}
+	unregister_kprobe(&trcu_kp_idle_exit);
+	unregister_kprobe(&trcu_kp_idle_enter);
+	unregister_kprobe(&trcu_kp_irq_enter);
+	unregister_kretprobe(&trcu_krp_irq_exit);
+	if (trcu_krp_irq_exit.nmissed)
+		pr_info("irq_exit_rcu return probe missed %d\n",
+			trcu_krp_irq_exit.nmissed);
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu CPU hotplug: one dynamic state in the "prepare" section, whose
+ * callbacks run on a control CPU while the hotplugged CPU is not running.
+ *
+ * prepare (before the CPU starts): reset its dynticks counters and set
+ *   its bits in qsmaskinit.  Setting them this early means no reader on
+ *   the new CPU can predate a grace period that ignores it; until the CPU
+ *   is marked online, force_quiescent_state() credits it as offline.
+ * dead (after the CPU stopped for good): clear its bits, report the QS
+ *   the current GP may still expect from it, and adopt its callbacks on
+ *   the control CPU.
+ *
+ * Between going offline and dead, the CPU keeps its qsmaskinit bit and is
+ * credited by force_quiescent_state() (cpu_online() false), erring on the
+ * side of waiting.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpu.h>
+#include <linux/interrupt.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+static int trcu_cpuhp_state;
+
+/* Hotplug prepare step for @cpu, on a control CPU.  No locks held. */
+static int trcu_cpu_prepare(unsigned int cpu)
+{
+	int i;
+
+	/* At module init @cpu may be running, but no hook is registered. */
+	trcu_dynticks_cpu_init(cpu);
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_cpu_online_bits(&trcu_states[i], cpu);
+	return 0;
+}
+
+#ifdef TRCU_MUTANT_OFFLINE_CBS
+/* MUTANT offline_cbs: invoke a dead CPU's callbacks at once, no GP. */
+static void trcu_mutant_run_dead_cbs(struct trcu_data *dead)
+{
+	struct rcu_head *list = dead->nxtlist, *next;
+
+	trcu_init_cblist(dead);
+	WRITE_ONCE(dead->qlen, 0);
+	local_bh_disable();
+	for (; list; list = next) {
+		next = list->next;
+		list->func(list);
+	}
+	local_bh_enable();
+}
+#endif
+
+/*
+ * Hotplug dead step for @cpu, on a surviving control CPU.  The dead CPU
+ * runs nothing, so its trcu_data may be touched from here.
+ */
+static int trcu_cpu_dead(unsigned int cpu)
+{
+	struct trcu_state *rsp;
+	int i;
+
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		rsp = &trcu_states[i];
+		trcu_cpu_dead_bits(rsp, cpu);
+#ifdef TRCU_MUTANT_OFFLINE_CBS
+		trcu_mutant_run_dead_cbs(per_cpu_ptr(rsp->rda, cpu));
+#else
+		local_irq_disable();
+		trcu_adopt_cbs(rsp, per_cpu_ptr(rsp->rda, cpu),
+			       this_cpu_ptr(rsp->rda));
+		local_irq_enable();
+#endif
+	}
+	return 0;
+}
+
+/*
+ * Register the hotplug state; this runs the prepare step for every CPU
+ * already online.  Caller: module init, before the GP kthreads start.
+ */
+int trcu_hotplug_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "trcu:prepare",
+				trcu_cpu_prepare, trcu_cpu_dead);
+	if (ret < 0) {
+		pr_err("cpuhp_setup_state failed: %d\n", ret);
+		return ret;
+	}
+	trcu_cpuhp_state = ret;
+	return 0;
+}
+
+/*
+ * Remove the hotplug state without calling the dead step for online
+ * CPUs (they are not dead).  Caller: module exit.
+ */
+void trcu_hotplug_exit(void)
+{
+	if (trcu_cpuhp_state > 0)
+		cpuhp_remove_state_nocalls(trcu_cpuhp_state);
+	trcu_cpuhp_state = 0;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu: hierarchical ("tree") RCU as a loadable module, running beside the
+ * kernel's own RCU.  Module parameters, their validation, init and exit.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/smp.h>
+#include <linux/interrupt.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+int trcu_fanout = 64;
+module_param_named(fanout, trcu_fanout, int, 0444);
+MODULE_PARM_DESC(fanout, "Children per trcu_node (2..64)");
+
+int trcu_fanout_leaf;
+module_param_named(fanout_leaf, trcu_fanout_leaf, int, 0444);
+MODULE_PARM_DESC(fanout_leaf, "CPUs per leaf trcu_node (2..64, 0 = fanout)");
+
+int trcu_fanout_exact;
+module_param_named(fanout_exact, trcu_fanout_exact, int, 0444);
+MODULE_PARM_DESC(fanout_exact, "1: nodes exactly fanout wide (0/1)");
+
+int trcu_dynticks_enabled = 1;
+module_param_named(dynticks, trcu_dynticks_enabled, int, 0444);
+MODULE_PARM_DESC(dynticks, "Track dynticks-idle CPUs (0/1)");
+
+int trcu_stall_timeout = 21;
+module_param_named(stall_timeout, trcu_stall_timeout, int, 0444);
+MODULE_PARM_DESC(stall_timeout, "CPU stall warning timeout, s (0 = off, max 300)");
+
+int trcu_jiffies_till_force_qs = 3;
+module_param_named(jiffies_till_force_qs, trcu_jiffies_till_force_qs, int,
+		   0444);
+MODULE_PARM_DESC(jiffies_till_force_qs, "Jiffies between forcing QS (1..HZ)");
+
+int trcu_blimit = 10;
+module_param_named(blimit, trcu_blimit, int, 0444);
+MODULE_PARM_DESC(blimit, "Callbacks invoked per batch (1..10000)");
+
+int trcu_qhimark = 10000;
+module_param_named(qhimark, trcu_qhimark, int, 0444);
+MODULE_PARM_DESC(qhimark, "Queue length above which batches are unlimited");
+
+int trcu_qlowmark = 100;
+module_param_named(qlowmark, trcu_qlowmark, int, 0444);
+MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again");
+
+int trcu_trace = 1;
+module_param_named(trace, trcu_trace, int, 0444);
+MODULE_PARM_DESC(trace, "Create debugfs trcu/ files (0/1)");
+
+/* Check @val against [@lo, @hi]; print the one "trcu:" line if not. */
+static bool trcu_param_bad(const char *name, int val, int lo, int hi)
+{
+	if (val >= lo && val <= hi)
+		return false;
+	pr_err("invalid %s=%d: allowed range %d..%d\n", name, val, lo, hi);
+	return true;
+}
+
+/* Validate every parameter; -EINVAL names the first bad one. */
+static int trcu_check_params(void)
+{
+	if (trcu_param_bad("fanout", trcu_fanout, 2, 64))
+		return -EINVAL;
+	if (trcu_fanout_leaf &&
+	    trcu_param_bad("fanout_leaf", trcu_fanout_leaf, 2, 64))
+		return -EINVAL;
+	if (trcu_param_bad("fanout_exact", trcu_fanout_exact, 0, 1) ||
+	    trcu_param_bad("dynticks", trcu_dynticks_enabled, 0, 1) ||
+	    trcu_param_bad("stall_timeout", trcu_stall_timeout, 0, 300) ||
+	    trcu_param_bad("jiffies_till_force_qs",
+			   trcu_jiffies_till_force_qs, 1, HZ) ||
+	    trcu_param_bad("blimit", trcu_blimit, 1, 10000) ||
+	    trcu_param_bad("qhimark", trcu_qhimark, 1, 10000000) ||
+	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, trcu_qhimark) ||
+	    trcu_param_bad("trace", trcu_trace, 0, 1))
+		return -EINVAL;
+	if (!trcu_fanout_leaf)
+		trcu_fanout_leaf = trcu_fanout;
+	return 0;
+}
+
+/* Kill every per-CPU tasklet.  Exit, after hooks and kthreads are gone. */
+static void trcu_kill_tasklets(void)
+{
+	int cpu, i;
+
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		if (!trcu_states[i].rda)
+			continue;
+		for_each_possible_cpu(cpu)
+			tasklet_kill(&per_cpu_ptr(trcu_states[i].rda,
+						  cpu)->tasklet);
+	}
+}
+
+/* Empty IPI: flushes IPIs queued earlier to each CPU (FIFO per CPU). */
+static void trcu_ipi_flush(void *unused)
+{
+}
+
+static int __init trcu_init(void)
+{
+	int ret, i;
+
+	ret = trcu_check_params();
+	if (ret)
+		return ret;
+	ret = trcu_dynticks_init();
+	if (ret)
+		return ret;
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		ret = trcu_tree_init(&trcu_states[i], i);
+		if (ret) {
+			if (ret == -EINVAL)
+				pr_err("invalid fanout=%d fanout_leaf=%d fanout_exact=%d for %u CPUs\n",
+				       trcu_fanout, trcu_fanout_leaf,
+				       trcu_fanout_exact, nr_cpu_ids);
+			goto err_tree;
+		}
+	}
+	ret = trcu_hotplug_init();
+	if (ret)
+		goto err_tree;
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		ret = trcu_gp_kthread_start(&trcu_states[i]);
+		if (ret)
+			goto err_kthread;
+	}
+	ret = trcu_hooks_init();
+	if (ret)
+		goto err_kthread;
+	if (trcu_trace) {
+		ret = trcu_debugfs_init();
+		if (ret)
+			pr_warn("debugfs files not created: %d\n", ret);
+	}
+	pr_info("loaded: %d CPUs, %d levels, %d nodes, fanout %d/%d%s\n",
+		nr_cpu_ids, trcu_sched_state.geom.levels,
+		trcu_sched_state.geom.nr_nodes, trcu_fanout, trcu_fanout_leaf,
+		trcu_fanout_exact ? " exact" : "");
+	return 0;
+
+err_kthread:
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_gp_kthread_stop(&trcu_states[i]);
+	trcu_hotplug_exit();
+	on_each_cpu(trcu_ipi_flush, NULL, 1);
+err_tree:
+	trcu_kill_tasklets();
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_tree_free(&trcu_states[i]);
+	trcu_dynticks_free();
+	return ret;
+}
+
+/*
+ * Unload: wait for every queued callback (both barriers need the hooks
+ * and kthreads still running), then stop GP kthreads, hooks and hotplug,
+ * flush IPIs the kthreads sent, kill tasklets and free.
+ */
+static void __exit trcu_exit(void)
+{
+	int i;
+
+	if (trcu_trace)
+		trcu_debugfs_exit();
+	trcu_barrier();
+	trcu_barrier_bh();
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_gp_kthread_stop(&trcu_states[i]);
+	trcu_hooks_exit();
+	trcu_hotplug_exit();
+	on_each_cpu(trcu_ipi_flush, NULL, 1);
+	trcu_kill_tasklets();
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_tree_free(&trcu_states[i]);
+	trcu_dynticks_free();
+	pr_info("unloaded\n");
+}
+
+module_init(trcu_init);
+module_exit(trcu_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Hierarchical Tree RCU as a loadable module");

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu CPU stall warnings.  When a grace period has run stall_timeout
+ * seconds, a CPU that still owes it a quiescent state reports itself from
+ * its own tick ("self-detected"); if it cannot (irqs off, or no tick),
+ * the GP kthread reports it a little later ("detected").  ->jiffies_stall
+ * is pushed forward with cmpxchg() so that exactly one of them prints,
+ * and the next check comes after a longer recheck interval.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/jiffies.h>
+#include <linux/kprobes.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+/* Let the stalled CPU take a tick or two before others rat on it. */
+#define TRCU_STALL_RAT_DELAY	2
+
+/* Recheck interval after a report: three times the timeout. */
+static unsigned long trcu_stall_recheck(void)
+{
+	return 3UL * trcu_stall_timeout * HZ;
+}
+
+/* A GP starts: arm the stall timer.  Caller holds the root node lock. */
+void trcu_stall_gp_start(struct trcu_state *rsp)
+{
+	rsp->gp_start = jiffies;
+	WRITE_ONCE(rsp->jiffies_stall,
+		   jiffies + (unsigned long)trcu_stall_timeout * HZ);
+}
+
+/*
+ * Claim the right to report a stall due at @js.  Returns true for the
+ * one caller that moved ->jiffies_stall forward.
+ */
+static bool trcu_stall_claim(struct trcu_state *rsp, unsigned long js)
+{
+	return cmpxchg(&rsp->jiffies_stall, js,
+		       jiffies + trcu_stall_recheck()) == js;
+}
+
+/*
+ * From this CPU's tick: if the GP is overdue and still waits for this
+ * CPU, say so.  Caller: tick probe, irqs off.
+ */
+notrace void trcu_stall_check_self(struct trcu_state *rsp,
+				   struct trcu_data *rdp)
+{
+	struct trcu_node *rnp = rdp->mynode;
+	unsigned long js;
+	long gpnum;
+
+	if (!trcu_stall_timeout)
+		return;
+	gpnum = READ_ONCE(rsp->gpnum);
+	js = READ_ONCE(rsp->jiffies_stall);
+	if (gpnum == READ_ONCE(rsp->completed) || time_before(jiffies, js))
+		return;
+	if (READ_ONCE(rnp->gpnum) != gpnum ||
+	    !(READ_ONCE(rnp->qsmask) & rdp->grpmask))
+		return;
+	if (!trcu_stall_claim(rsp, js))
+		return;
+	pr_err("INFO: %s self-detected stall on CPU %d (gp %ld, %lu jiffies)\n",
+	       rsp->name, rdp->cpu, gpnum, jiffies - rsp->gp_start);
+}
+NOKPROBE_SYMBOL(trcu_stall_check_self);
+
+/*
+ * From the GP kthread: report every CPU the overdue GP still waits for.
+ * Caller: GP kthread, no locks held.
+ */
+void trcu_stall_check_others(struct trcu_state *rsp)
+{
+	struct trcu_node *rnp;
+	unsigned long js, mask, flags;
+	long gpnum;
+	int cpu, n = 0;
+
+	if (!trcu_stall_timeout)
+		return;
+	gpnum = READ_ONCE(rsp->gpnum);
+	js = READ_ONCE(rsp->jiffies_stall);
+	if (gpnum == READ_ONCE(rsp->completed) ||
+	    time_before(jiffies, js + TRCU_STALL_RAT_DELAY))
+		return;
+	if (!trcu_stall_claim(rsp, js))
+		return;
+	trcu_for_each_leaf(rsp, rnp) {
+		raw_spin_lock_irqsave(&rnp->lock, flags);
+		mask = rnp->gpnum == gpnum ? rnp->qsmask : 0;
+		raw_spin_unlock_irqrestore(&rnp->lock, flags);
+		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {
+			if (!(mask & per_cpu_ptr(rsp->rda, cpu)->grpmask))
+				continue;
+			pr_err("INFO: %s detected stall on CPU %d (gp %ld, %lu jiffies)\n",
+			       rsp->name, cpu, gpnum, jiffies - rsp->gp_start);
+			n++;
+		}
+	}
+	if (!n)
+		pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies)\n",
+		       rsp->name, gpnum, jiffies - rsp->gp_start);
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcu grace periods: building the trcu_node hierarchy, starting a grace
+ * period, reporting quiescent states up the tree, ending it.  One GP
+ * kthread per flavour does all the starting, forcing and cleaning up, so
+ * that a CPU that went tickless-idle with callbacks queued still gets its
+ * grace periods: the module cannot hook the kernel's rcu_needs_cpu() to
+ * keep the tick alive, and it has no softirq of its own.
+ */
+#define pr_fmt(fmt) "trcu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/kthread.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/rcupdate_wait.h>
+
+#include <trcu.h>
+#include "tree.h"
+
+struct trcu_state trcu_states[TRCU_NR_FLAVORS];
+
+/*
+ * Build @rsp's hierarchy from the geometry module and set up every
+ * possible CPU's trcu_data.  Called once at module init, no locks.
+ */
+int trcu_tree_init(struct trcu_state *rsp, int flavor)
+{
+	struct trcu_geom_node gn;
+	struct trcu_node *rnp;
+	int cpu, i, ret;
+
+	rsp->flavor = flavor;
+	rsp->name = flavor == TRCU_FLAVOR_BH ? "trcu_bh" : "trcu";
+	ret = trcu_geom_init(&rsp->geom, nr_cpu_ids, trcu_fanout,
+			     trcu_fanout_leaf, trcu_fanout_exact);
+	if (ret)
+		return -EINVAL;
+	rsp->node = kcalloc(rsp->geom.nr_nodes, sizeof(*rsp->node),
+			    GFP_KERNEL);
+	if (!rsp->node)
+		return -ENOMEM;
+	for (i = 0; i < rsp->geom.levels; i++)
+		rsp->level[i] = &rsp->node[rsp->geom.level_first[i]];
+	for (i = 0; i < rsp->geom.nr_nodes; i++) {
+		rnp = &rsp->node[i];
+		trcu_geom_node(&rsp->geom, i, &gn);
+		raw_spin_lock_init(&rnp->lock);
+		rnp->grpmask = gn.grpmask;
+		rnp->grplo = gn.grplo;
+		rnp->grphi = gn.grphi;
+		rnp->grpnum = gn.grpnum;
+		rnp->level = gn.level;
+		rnp->parent = gn.parent < 0 ? NULL : &rsp->node[gn.parent];
+	}
+
+	rsp->rda = alloc_percpu(struct trcu_data);
+	if (!rsp->rda) {
+		kfree(rsp->node);
+		rsp->node = NULL;
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+		rdp->cpu = cpu;
+		rdp->rsp = rsp;
+		rdp->mynode = &rsp->node[trcu_geom_leaf_of_cpu(&rsp->geom,
+							       cpu)];
+		rdp->grpmask = 1UL << trcu_geom_cpu_bit(&rsp->geom, cpu);
+		rdp->blimit = trcu_blimit;
+		rdp->dynticks = per_cpu_ptr(trcu_dynticks, cpu);
+		trcu_init_cblist(rdp);
+		tasklet_setup(&rdp->tasklet, trcu_core_tasklet);
+	}
+
+	raw_spin_lock_init(&rsp->onofflock);
+	raw_spin_lock_init(&rsp->fqslock);
+	init_waitqueue_head(&rsp->gp_wq);
+	mutex_init(&rsp->barrier_mutex);
+	init_completion(&rsp->barrier_completion);
+	return 0;
+}
+
+/* Free what trcu_tree_init() allocated; every tasklet is already dead. */
+void trcu_tree_free(struct trcu_state *rsp)
+{
+	free_percpu(rsp->rda);
+	rsp->rda = NULL;
+	kfree(rsp->node);
+	rsp->node = NULL;
+}
+
+/*
+ * Bring this CPU's view of the grace periods up to date with its leaf:
+ * a new GP start means a fresh quiescent state is owed (if the leaf waits
+ * for us) and any QS seen so far belongs to an older GP, so it is dropped.
+ * Reading the leaf rather than the root means a CPU only ever "sees" a
+ * GP whose leaf bits are already initialized.
+ * Caller: this CPU, irqs disabled, no trcu locks held.
+ */
+void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp)
+{
+	struct trcu_node *rnp = rdp->mynode;
+
+	if (READ_ONCE(rnp->gpnum) == rdp->gpnum &&
+	    READ_ONCE(rnp->completed) == rdp->completed)
+		return;
+	raw_spin_lock(&rnp->lock);
+	rdp->completed = rnp->completed;
+	if (rnp->gpnum != rdp->gpnum) {
+		rdp->gpnum = rnp->gpnum;
+#ifndef TRCU_MUTANT_QS_NEXT_GP
+		rdp->passed_quiesc = false;
+#else
+		/*
+		 * MUTANT qs_next_gp: keep a QS seen during the previous GP
+		 * and credit it to this one.
+		 */
+		rdp->passed_quiesc_completed = rnp->completed;
+#endif
+		rdp->qs_pending = !!(rnp->qsmask & rdp->grpmask);
+	}
+	raw_spin_unlock(&rnp->lock);
+}
+
+/*
+ * Clear @mask in @rnp->qsmask for grace period @gpnum and walk up the
+ * tree while a node empties, holding one node lock at a time.  When the
+ * root empties the GP is over: wake the GP kthread to clean it up.
+ * Caller holds @rnp->lock, taken with raw_spin_lock_irqsave(.., @flags);
+ * it is released here.
+ */
+void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
+			unsigned long mask, long gpnum, unsigned long flags)
+{
+	for (;;) {
+		if (!(rnp->qsmask & mask) || rnp->gpnum != gpnum ||
+		    rnp->completed == gpnum) {
+			/* Already reported, or a stale QS for an old GP. */
+			raw_spin_unlock_irqrestore(&rnp->lock, flags);
+			return;
+		}
+#ifdef TRCU_MUTANT_NO_ROOT
+		/* MUTANT no_root: the root's last bit is never cleared. */
+		if (!rnp->parent && rnp->qsmask == mask) {
+			raw_spin_unlock_irqrestore(&rnp->lock, flags);
+			return;
+		}
+#endif
+		rnp->qsmask &= ~mask;
+		if (rnp->qsmask) {
+			raw_spin_unlock_irqrestore(&rnp->lock, flags);
+			return;
+		}
+		if (!rnp->parent)
+			break;
+		mask = rnp->grpmask;
+		raw_spin_unlock_irqrestore(&rnp->lock, flags);
+		rnp = rnp->parent;
+		raw_spin_lock_irqsave(&rnp->lock, flags);
+	}
+	raw_spin_unlock_irqrestore(&rnp->lock, flags);
+	/* Root empty: the GP kthread notices in its wait condition. */
+	wake_up(&rsp->gp_wq);
+}
+
+/*
+ * If this CPU has passed a quiescent state for the GP it knows about and
+ * that GP still waits for it, report it to its leaf.  A QS recorded while
+ * the CPU believed ->completed was N counts only for GP N + 1: the leaf
+ * check below drops it if the leaf has moved on to a later GP.
+ * Caller: this CPU, irqs disabled, no trcu locks held.
+ */
+void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
+{
+	struct trcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+
+	if (!rdp->qs_pending || !rdp->passed_quiesc)
+		return;
+	/*
+	 * Order this CPU's read-side critical sections before the QS
+	 * becomes visible; pairs with smp_mb() in trcu_gp_cleanup() before
+	 * ->completed is advanced.
+	 */
+	smp_mb();
+	raw_spin_lock_irqsave(&rnp->lock, flags);
+	if (rnp->gpnum != rdp->gpnum ||
+	    rdp->passed_quiesc_completed != rnp->completed) {
+		/* QS belongs to an older GP: never credit it to this one. */
+		raw_spin_unlock_irqrestore(&rnp->lock, flags);
+		return;
+	}
+	rdp->qs_pending = false;
+	trcu_report_qs_rnp(rsp, rnp, rdp->grpmask, rdp->gpnum, flags);
+}
+
+/*
+ * Ask the GP kthread for grace period @gpnum (callbacks of this CPU wait
+ * for it).  Cheap when this CPU already asked for it.
+ * Caller: this CPU, irqs disabled, no trcu locks held.
+ */
+void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
+		     long gpnum)
+{
+	struct trcu_node *root = trcu_root(rsp);
+	bool wake = false;
+
+	if (gpnum <= rdp->gp_requested)
+		return;
+	rdp->gp_requested = gpnum;
+	raw_spin_lock(&root->lock);
+	if (gpnum > rsp->gp_needed) {
+		WRITE_ONCE(rsp->gp_needed, gpnum);
+		wake = true;
+	}
+	raw_spin_unlock(&root->lock);
+	if (wake)
+		wake_up(&rsp->gp_wq);
+}
+
+/*
+ * Set @cpu's bit in its leaf's qsmaskinit, and the leaf's (and so on up)
+ * in its parent's when the leaf had none: from the next GP on, the CPU
+ * must report quiescent states.  Called from the hotplug prepare step,
+ * before the CPU runs, so no reader on it can predate a GP that misses
+ * it.  Caller: process context, no trcu locks held.
+ */
+void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu)
+{
+	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+	struct trcu_node *rnp = rdp->mynode;
+	unsigned long mask = rdp->grpmask;
+	unsigned long flags;
+	bool was_empty;
+
+	raw_spin_lock_irqsave(&rsp->onofflock, flags);
+	for (; rnp; rnp = rnp->parent) {
+		raw_spin_lock(&rnp->lock);
+		was_empty = !rnp->qsmaskinit;
+		rnp->qsmaskinit |= mask;
+		if (rnp == rdp->mynode) {
+			/* Nothing owed for a GP that started without us. */
+			rdp->gpnum = rnp->gpnum;
+			rdp->completed = rnp->completed;
+			rdp->qs_pending = false;
+			rdp->passed_quiesc = false;
+		}
+		raw_spin_unlock(&rnp->lock);
+		if (!was_empty)
+			break;
+		mask = rnp->grpmask;
+	}
+	rdp->beenonline = true;
+	raw_spin_unlock_irqrestore(&rsp->onofflock, flags);
+}
+
+/*
+ * @cpu is dead: remove its bit from qsmaskinit (and empty nodes from
+ * their parents'), and report the quiescent state the current GP may
+ * still expect from it -- a dead CPU runs no readers.
+ * Caller: hotplug dead step on a surviving CPU, no trcu locks held.
+ */
+void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu)
+{
+	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+	struct trcu_node *leaf = rdp->mynode;
+	struct trcu_node *rnp;
+	unsigned long mask = rdp->grpmask;
+	unsigned long flags, flags2;
+	bool empty;
+
+	raw_spin_lock_irqsave(&rsp->onofflock, flags);
+	for (rnp = leaf; rnp; rnp = rnp->parent) {
+		raw_spin_lock(&rnp->lock);
+		rnp->qsmaskinit &= ~mask;
+		empty = !rnp->qsmaskinit;
+		raw_spin_unlock(&rnp->lock);
+		if (!empty)
+			break;
+		mask = rnp->grpmask;
+	}
+	/* Order the CPU's last accesses before the QS report below. */
+	smp_mb();
+	raw_spin_lock_irqsave(&leaf->lock, flags2);
+	if (leaf->qsmask & rdp->grpmask) {
+		rdp->offline_fqs++;
+		trcu_report_qs_rnp(rsp, leaf, rdp->grpmask, leaf->gpnum,
+				   flags2);
+	} else {
+		raw_spin_unlock_irqrestore(&leaf->lock, flags2);
+	}
+	rdp->qs_pending = false;
+	raw_spin_unlock_irqrestore(&rsp->onofflock, flags);
+}
+
+/* Does @rsp need a new grace period?  Lockless peek by the GP kthread. */
+static bool trcu_gp_wanted(struct trcu_state *rsp)
+{
+	return READ_ONCE(rsp->gp_needed) > READ_ONCE(rsp->gpnum);
+}
+
+/*
+ * Start a grace period: bump ->gpnum, then copy qsmaskinit into qsmask
+ * top-down, each node under its own lock, all under onofflock so hotplug
+ * cannot change qsmaskinit half-way.  A CPU only notices the GP once its
+ * leaf is initialized (trcu_note_gp_changes()), and parents are done
+ * before children, so every QS report finds its parents ready.
+ * Caller: the GP kthread, no locks held.
+ */
+static void trcu_gp_init(struct trcu_state *rsp)
+{
+	struct trcu_node *rnp, *root = trcu_root(rsp);
+	long gpnum;
+
+	raw_spin_lock_irq(&rsp->onofflock);
+	raw_spin_lock(&root->lock);
+	gpnum = rsp->completed + 1;
+	WRITE_ONCE(rsp->gpnum, gpnum);
+	rsp->signaled = TRCU_SAVE_DYNTICK;
+	rsp->jiffies_force_qs = jiffies + trcu_jiffies_till_force_qs;
+	trcu_stall_gp_start(rsp);
+	raw_spin_unlock(&root->lock);
+	/*
+	 * Order the ->gpnum update before any CPU can see the leaf change,
+	 * and the callbacks queued before (their ->gpnum reads in
+	 * trcu_accelerate_cbs(), which pair with this) inside this GP.
+	 */
+	smp_mb();
+	trcu_for_each_node(rsp, rnp) {
+		raw_spin_lock(&rnp->lock);
+		rnp->qsmask = rnp->qsmaskinit;
+		WRITE_ONCE(rnp->completed, rsp->completed);
+		WRITE_ONCE(rnp->gpnum, gpnum);
+		raw_spin_unlock(&rnp->lock);
+	}
+	raw_spin_unlock_irq(&rsp->onofflock);
+}
+
+/* IPI handler: run this CPU's core tasklet (its callbacks are ready). */
+static void trcu_kick_cpu(void *info)
+{
+	struct trcu_state *rsp = info;
+
+	tasklet_schedule(&this_cpu_ptr(rsp->rda)->tasklet);
+}
+
+/*
+ * End the grace period whose root qsmask emptied: advance ->completed at
+ * the root, then in every node so CPUs notice from their leaves.  CPUs
+ * with callbacks that sleep in dynticks-idle get no tick to run them, so
+ * they get an IPI; CPUs without callbacks are left alone.
+ * Caller: the GP kthread, no locks held.
+ */
+static void trcu_gp_cleanup(struct trcu_state *rsp)
+{
+	struct trcu_node *rnp, *root = trcu_root(rsp);
+	int cpu;
+
+	/*
+	 * Every QS report for this GP is ordered before what follows
+	 * (root lock chain); make it a full barrier so that callbacks
+	 * invoked after seeing the new ->completed (smp_mb() in
+	 * trcu_advance_cbs()) follow every pre-existing reader.  Pairs with
+	 * the smp_mb() in trcu_check_report_qs() and the fully ordered
+	 * dynticks atomics read by force_quiescent_state().
+	 */
+	smp_mb();
+	raw_spin_lock_irq(&root->lock);
+	WRITE_ONCE(rsp->completed, rsp->gpnum);
+	raw_spin_unlock_irq(&root->lock);
+	trcu_for_each_node(rsp, rnp) {
+		raw_spin_lock_irq(&rnp->lock);
+		WRITE_ONCE(rnp->completed, rsp->completed);
+		raw_spin_unlock_irq(&rnp->lock);
+	}
+	smp_mb();	/* ->completed before the qlen/idle peeks below. */
+	for_each_online_cpu(cpu) {
+		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+		if (READ_ONCE(rdp->qlen) && trcu_dynticks_cpu_idle(cpu))
+			smp_call_function_single(cpu, trcu_kick_cpu, rsp, 0);
+	}
+}
+
+/* Root qsmask empty while a GP runs: the GP may be cleaned up. */
+static bool trcu_gp_done(struct trcu_state *rsp)
+{
+	return !READ_ONCE(trcu_root(rsp)->qsmask);
+}
+
+/*
+ * Per-flavour GP kthread: sleep until some CPU asks for a GP, start it,
+ * force quiescent states every jiffies_till_force_qs while it runs, check
+ * for stalls, clean it up.  Sleeps without any timer when idle.
+ */
+static int trcu_gp_kthread(void *arg)
+{
+	struct trcu_state *rsp = arg;
+	long j;
+
+	for (;;) {
+		wait_event_idle(rsp->gp_wq, trcu_gp_wanted(rsp) ||
+					    kthread_should_stop());
+		if (kthread_should_stop())
+			break;
+		trcu_gp_init(rsp);
+		for (;;) {
+			j = READ_ONCE(rsp->jiffies_force_qs) - jiffies;
+			if (j < 1)
+				j = 1;
+			wait_event_idle_timeout(rsp->gp_wq,
+				trcu_gp_done(rsp) || kthread_should_stop() ||
+				test_bit(0, &rsp->gp_flags), j);
+			if (trcu_gp_done(rsp) || kthread_should_stop())
+				break;
+			if (test_and_clear_bit(0, &rsp->gp_flags) ||
+			    time_after_eq(jiffies, rsp->jiffies_force_qs)) {
+				trcu_force_quiescent_state(rsp);
+				rsp->jiffies_force_qs = jiffies +
+					trcu_jiffies_till_force_qs;
+			}
+			trcu_stall_check_others(rsp);
+			cond_resched();
+		}
+		if (kthread_should_stop())
+			break;
+		trcu_gp_cleanup(rsp);
+	}
+	return 0;
+}
+
+/* Start @rsp's GP kthread.  Module init, no locks. */
+int trcu_gp_kthread_start(struct trcu_state *rsp)
+{
+	struct task_struct *t;
+
+	t = kthread_run(trcu_gp_kthread, rsp, "%s_gp", rsp->name);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	rsp->gp_kthread = t;
+	return 0;
+}
+
+/* Stop @rsp's GP kthread.  Module exit, after the barriers. */
+void trcu_gp_kthread_stop(struct trcu_state *rsp)
+{
+	if (rsp->gp_kthread)
+		kthread_stop(rsp->gp_kthread);
+	rsp->gp_kthread = NULL;
+}
+
+/* Wait for a grace period of @rsp, by queueing a callback and sleeping. */
+static void trcu_synchronize(struct trcu_state *rsp,
+			     void (*call)(struct rcu_head *, rcu_callback_t))
+{
+	struct rcu_synchronize rs;
+
+	might_sleep();
+#ifdef TRCU_MUTANT_SYNC_NOOP
+	/* MUTANT sync_noop: return without waiting for readers. */
+	return;
+#endif
+	init_rcu_head_on_stack(&rs.head);
+	init_completion(&rs.completion);
+	call(&rs.head, wakeme_after_rcu);
+	wait_for_completion(&rs.completion);
+	destroy_rcu_head_on_stack(&rs.head);
+}
+
+/**
+ * synchronize_trcu() - wait until all pre-existing trcu readers finished
+ */
+void synchronize_trcu(void)
+{
+	trcu_synchronize(&trcu_sched_state, call_trcu);
+}
+EXPORT_SYMBOL_GPL(synchronize_trcu);
+
+/**
+ * synchronize_trcu_bh() - wait until all pre-existing trcu_bh readers
+ * finished
+ */
+void synchronize_trcu_bh(void)
+{
+	trcu_synchronize(&trcu_bh_state, call_trcu_bh);
+}
+EXPORT_SYMBOL_GPL(synchronize_trcu_bh);
+
+/* Number of trcu grace periods completed since the module was loaded. */
+long trcu_batches_completed(void)
+{
+	return READ_ONCE(trcu_sched_state.completed);
+}
+EXPORT_SYMBOL_GPL(trcu_batches_completed);
+
+/* Number of trcu_bh grace periods completed since load. */
+long trcu_batches_completed_bh(void)
+{
+	return READ_ONCE(trcu_bh_state.completed);
+}
+EXPORT_SYMBOL_GPL(trcu_batches_completed_bh);
