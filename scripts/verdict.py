@@ -82,6 +82,10 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
         reasons.append(r)
         if panic:
             reasons.append('kernel panic: %s' % short(panic[0]))
+        else:
+            bad = [l for l in lines if re.search(r'BUG:|Oops|WARNING:', l)]
+            if bad:
+                reasons.append('kernel: %s' % short(bad[0]))
         return reasons, fields
 
     insmod_failed = False
