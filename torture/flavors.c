@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcutorture: one ops table per flavour under test.  Adding a flavour
+ * (e.g. an expedited one) means adding one table and one line in
+ * tt_flavors[].
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/rcupdate.h>
+#include <linux/srcu.h>
+#include <linux/delay.h>
+#include <trcu.h>
+
+#include "torture.h"
+
+/* ---- trcu: Classic RCU from trcu.ko ---------------------------------- */
+
+static int tt_trcu_readlock(void)
+{
+	trcu_read_lock();
+	return 0;
+}
+
+static void tt_trcu_readunlock(int idx)
+{
+	trcu_read_unlock();
+}
+
+static unsigned long tt_trcu_gp_count(void)
+{
+	return trcu_batches_completed();
+}
+
+static const struct trcu_torture_ops tt_trcu_ops = {
+	.name		= "trcu",
+	.readlock	= tt_trcu_readlock,
+	.readunlock	= tt_trcu_readunlock,
+	.get_gp_count	= tt_trcu_gp_count,
+	.sync		= synchronize_trcu,
+	.call		= call_trcu,
+	.cb_barrier	= trcu_barrier,
+};
+
+/* ---- trcu_bh: trcu's bottom-half flavour ------------------------------ */
+
+static int tt_trcu_bh_readlock(void)
+{
+	trcu_read_lock_bh();
+	return 0;
+}
+
+static void tt_trcu_bh_readunlock(int idx)
+{
+	trcu_read_unlock_bh();
+}
+
+static unsigned long tt_trcu_bh_gp_count(void)
+{
+	return trcu_batches_completed_bh();
+}
+
+static const struct trcu_torture_ops tt_trcu_bh_ops = {
+	.name		= "trcu_bh",
+	.readlock	= tt_trcu_bh_readlock,
+	.readunlock	= tt_trcu_bh_readunlock,
+	.get_gp_count	= tt_trcu_bh_gp_count,
+	.sync		= synchronize_trcu_bh,
+	.call		= call_trcu_bh,
+	.cb_barrier	= trcu_barrier_bh,
+};
+
+/* ---- rcu: the kernel's own RCU, through its exported API -------------- */
+
+static int tt_rcu_readlock(void)
+{
+	rcu_read_lock();
+	return 0;
+}
+
+static void tt_rcu_readunlock(int idx)
+{
+	rcu_read_unlock();
+}
+
+/*
+ * rcu_get_gp_seq() is a sequence number whose low two bits are the state
+ * of the current grace period (rcu_seq_ctr() in kernel/rcu/rcu.h, which
+ * is internal); the upper bits count grace periods.
+ */
+#define TT_RCU_SEQ_CTR_SHIFT	2
+
+static unsigned long tt_rcu_gp_count(void)
+{
+	return rcu_get_gp_seq() >> TT_RCU_SEQ_CTR_SHIFT;
+}
+
+static const struct trcu_torture_ops tt_rcu_ops = {
+	.name		= "rcu",
+	.readlock	= tt_rcu_readlock,
+	.readunlock	= tt_rcu_readunlock,
+	.get_gp_count	= tt_rcu_gp_count,
+	.sync		= synchronize_rcu,
+	.call		= call_rcu,
+	.cb_barrier	= rcu_barrier,
+};
+
+/*
+ * ---- rcu_bh: since 5.0 the bh flavour is merged into RCU: readers are
+ * bh-disabled regions, updaters use the normal RCU update side.
+ * local_bh_enable() must not run in hardirq/NMI context or with irqs off,
+ * where bottom halves cannot run anyway: there a preempt-disabled region
+ * is an equivalent reader for the merged RCU.
+ */
+static int tt_rcu_bh_readlock(void)
+{
+	if (in_hardirq() || in_nmi() || irqs_disabled()) {
+		rcu_read_lock_sched();
+		return 1;
+	}
+	rcu_read_lock_bh();
+	return 0;
+}
+
+static void tt_rcu_bh_readunlock(int idx)
+{
+	if (idx)
+		rcu_read_unlock_sched();
+	else
+		rcu_read_unlock_bh();
+}
+
+static const struct trcu_torture_ops tt_rcu_bh_ops = {
+	.name		= "rcu_bh",
+	.readlock	= tt_rcu_bh_readlock,
+	.readunlock	= tt_rcu_bh_readunlock,
+	.get_gp_count	= tt_rcu_gp_count,
+	.sync		= synchronize_rcu,
+	.call		= call_rcu,
+	.cb_barrier	= rcu_barrier,
+};
+
+/*
+ * ---- srcu on a module-local srcu_struct.  Readers may sleep.  6.1's tree
+ * SRCU read lock is a this_cpu_inc(), a single instruction on x86, so
+ * timer and NMI readers are safe on this architecture.
+ */
+static struct srcu_struct tt_srcu;
+
+static int tt_srcu_init(void)
+{
+	return init_srcu_struct(&tt_srcu);
+}
+
+static void tt_srcu_cleanup(void)
+{
+	cleanup_srcu_struct(&tt_srcu);
+}
+
+static int tt_srcu_readlock(void)
+{
+	return srcu_read_lock(&tt_srcu);
+}
+
+static void tt_srcu_readunlock(int idx)
+{
+	srcu_read_unlock(&tt_srcu, idx);
+}
+
+static unsigned long tt_srcu_gp_count(void)
+{
+	return srcu_batches_completed(&tt_srcu);
+}
+
+static void tt_srcu_sync(void)
+{
+	synchronize_srcu(&tt_srcu);
+}
+
+static void tt_srcu_call(struct rcu_head *head, rcu_callback_t func)
+{
+	call_srcu(&tt_srcu, head, func);
+}
+
+static void tt_srcu_barrier(void)
+{
+	srcu_barrier(&tt_srcu);
+}
+
+static const struct trcu_torture_ops tt_srcu_ops = {
+	.name		= "srcu",
+	.init		= tt_srcu_init,
+	.cleanup	= tt_srcu_cleanup,
+	.readlock	= tt_srcu_readlock,
+	.readunlock	= tt_srcu_readunlock,
+	.get_gp_count	= tt_srcu_gp_count,
+	.sync		= tt_srcu_sync,
+	.call		= tt_srcu_call,
+	.cb_barrier	= tt_srcu_barrier,
+	.sleepable_readers = true,
+};
+
+/*
+ * ---- Deliberately broken flavours (rcutorture's "busted"): the torture
+ * must report FAILURE on each; they prove its checks can fire.
+ *
+ * busted:     no grace period at all: sync returns at once, callbacks run
+ *             at once.  Caught by the Reader Pipe check and rtmbe.
+ * busted_bar: real RCU grace periods, but the barrier does not wait.
+ *             Caught by the barrier test (rtbe).
+ * busted_gp:  real grace periods but the completed-GP counter never moves.
+ *             Caught by forward progress ("grace periods not advancing")
+ *             and the end-of-test gps check.
+ */
+static unsigned long tt_busted_count;
+
+static unsigned long tt_busted_gp_count(void)
+{
+	return READ_ONCE(tt_busted_count);
+}
+
+static void tt_busted_sync(void)
+{
+	WRITE_ONCE(tt_busted_count, tt_busted_count + 1);
+}
+
+static void tt_busted_call(struct rcu_head *head, rcu_callback_t func)
+{
+	tt_busted_sync();
+	func(head);
+}
+
+static void tt_busted_barrier(void)
+{
+}
+
+static unsigned long tt_frozen_gp_count(void)
+{
+	return 0;
+}
+
+static const struct trcu_torture_ops tt_busted_ops = {
+	.name		= "busted",
+	.readlock	= tt_rcu_readlock,
+	.readunlock	= tt_rcu_readunlock,
+	.get_gp_count	= tt_busted_gp_count,
+	.sync		= tt_busted_sync,
+	.call		= tt_busted_call,
+	.cb_barrier	= tt_busted_barrier,
+	.selftest	= true,
+};
+
+static const struct trcu_torture_ops tt_busted_bar_ops = {
+	.name		= "busted_bar",
+	.readlock	= tt_rcu_readlock,
+	.readunlock	= tt_rcu_readunlock,
+	.get_gp_count	= tt_rcu_gp_count,
+	.sync		= synchronize_rcu,
+	.call		= call_rcu,
+	.cb_barrier	= tt_busted_barrier,
+	.cleanup	= rcu_barrier,	/* the real one, before unload */
+	.selftest	= true,
+};
+
+static const struct trcu_torture_ops tt_busted_gp_ops = {
+	.name		= "busted_gp",
+	.readlock	= tt_rcu_readlock,
+	.readunlock	= tt_rcu_readunlock,
+	.get_gp_count	= tt_frozen_gp_count,
+	.sync		= synchronize_rcu,
+	.call		= call_rcu,
+	.cb_barrier	= rcu_barrier,
+	.selftest	= true,
+};
+
+static const struct trcu_torture_ops *const tt_flavors[] = {
+	&tt_trcu_ops, &tt_trcu_bh_ops, &tt_rcu_ops, &tt_rcu_bh_ops, &tt_srcu_ops,
+	&tt_busted_ops, &tt_busted_bar_ops, &tt_busted_gp_ops,
+};
+
+const struct trcu_torture_ops *trcu_torture_ops_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tt_flavors); i++)
+		if (name && !strcmp(name, tt_flavors[i]->name))
+			return tt_flavors[i];
+	return NULL;
+}
+
+void trcu_torture_ops_list(char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(tt_flavors); i++)
+		off += scnprintf(buf + off, len - off, "%s%s", i ? " " : "",
+				 tt_flavors[i]->name);
+}

@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcutorture: torture test for trcu and, as references, the kernel's own
+ * RCU and SRCU.  Same idea as the kernel's rcutorture (written anew here):
+ *
+ * A writer keeps replacing the "current" element of a small pool.  Every
+ * removed element then ages by one per grace period (its "pipeline
+ * count") until it is freed, at age TT_PIPE_LEN.  Readers pick up the
+ * current element inside a read-side critical section, dawdle, and record
+ * the element's age as they leave.  An element that was current when the
+ * reader found it can be at most one step old (removed, but no full grace
+ * period since): a reader that sees age 2 or more watched a grace period
+ * end while it was still inside its critical section.  That is the
+ * "Reader Pipe" histogram; any count beyond index 1 is a FAILURE.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/timer.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/random.h>
+#include <linux/list.h>
+
+#include "torture.h"
+
+/* ---- parameters ------------------------------------------------------- */
+
+char *torture_type = "trcu";
+module_param(torture_type, charp, 0444);
+MODULE_PARM_DESC(torture_type, "Flavour: trcu, trcu_bh, rcu, rcu_bh, srcu (busted* = self-tests)");
+static int nreaders = -1;
+module_param(nreaders, int, 0444);
+MODULE_PARM_DESC(nreaders, "Reader kthreads (-1 = num_online_cpus()-1, at least 1)");
+int nfakewriters = 4;
+module_param(nfakewriters, int, 0444);
+MODULE_PARM_DESC(nfakewriters, "Kthreads mixing sync / call+wait / barrier");
+int irqreader;
+module_param(irqreader, int, 0444);
+MODULE_PARM_DESC(irqreader, "1: readers also run read sections from timers");
+int nmireader;
+module_param(nmireader, int, 0444);
+MODULE_PARM_DESC(nmireader, "1: NMI IPIs to other (preferably idle) CPUs run read sections");
+int n_barrier_cbs;
+module_param(n_barrier_cbs, int, 0444);
+MODULE_PARM_DESC(n_barrier_cbs, "Kthreads posting a callback per barrier-test round (0 = off)");
+int fwd_progress;
+module_param(fwd_progress, int, 0444);
+MODULE_PARM_DESC(fwd_progress, "1: periodic callback floods checking forward progress");
+int onoff_interval;
+module_param(onoff_interval, int, 0444);
+MODULE_PARM_DESC(onoff_interval, "ms between CPU hotplug operations (0 = off)");
+int onoff_holdoff;
+module_param(onoff_holdoff, int, 0444);
+MODULE_PARM_DESC(onoff_holdoff, "s before the first CPU hotplug operation");
+int test_no_idle_hz = 1;
+module_param(test_no_idle_hz, int, 0444);
+MODULE_PARM_DESC(test_no_idle_hz, "1: readers pause for some ticks now and then so CPUs go dynticks-idle");
+int stutter;
+module_param(stutter, int, 0444);
+MODULE_PARM_DESC(stutter, "s of load, then s of pause (0 = off)");
+int stall_cpu;
+module_param(stall_cpu, int, 0444);
+MODULE_PARM_DESC(stall_cpu, "s to spin in a read section on one CPU (0 = off, max 20)");
+int stall_cpu_holdoff = 10;
+module_param(stall_cpu_holdoff, int, 0444);
+MODULE_PARM_DESC(stall_cpu_holdoff, "s before the stall is injected");
+static int stat_interval = 60;
+module_param(stat_interval, int, 0444);
+MODULE_PARM_DESC(stat_interval, "s between statistics lines (0 = only at the end)");
+int duration;
+module_param(duration, int, 0444);
+MODULE_PARM_DESC(duration, "s until the test ends itself (0 = at rmmod)");
+
+/* ---- shared state ----------------------------------------------------- */
+
+const struct trcu_torture_ops *tt_ops;
+int tt_nreaders;
+atomic_t tt_errors;
+atomic_t tt_mberror;
+unsigned long tt_gp_start;
+
+/* The element pool.  Static, so a late reader never touches freed memory. */
+#define TT_NELEMS	(10 * TT_PIPE_LEN)
+
+struct tt_elem {
+	struct rcu_head rh;		/* for the call-based pipeline */
+	struct list_head node;		/* freelist or writer's removed list */
+	int pipe;			/* grace periods since removal (+1) */
+	int mbtest;			/* 1 while allocated, 0 once freed */
+	unsigned long ver;		/* version it was published as */
+};
+
+static struct tt_elem tt_pool[TT_NELEMS];
+static LIST_HEAD(tt_freelist);
+static DEFINE_SPINLOCK(tt_freelist_lock);	/* also taken from callbacks */
+static struct tt_elem __rcu *tt_current;
+static unsigned long tt_version;
+static LIST_HEAD(tt_removed);			/* writer only: sync-based pipeline */
+static atomic_t tt_nalloc, tt_nalloc_fail, tt_nfree;
+static atomic_t tt_cbs_inflight;		/* writer's pipeline callbacks */
+static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
+static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
+static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
+static atomic_long_t tt_ntimers;
+
+/* kthreads, stopped in creation order */
+#define TT_MAX_THREADS	512
+static struct task_struct *tt_threads[TT_MAX_THREADS];
+static int tt_nthreads;
+static struct task_struct *tt_shutdown_task;
+static bool tt_ending;			/* end of test in progress */
+static bool tt_ended;			/* end line printed */
+static DEFINE_MUTEX(tt_end_mutex);
+
+struct tt_reader {
+	struct timer_list timer;	/* irqreader: timer-context reads */
+	struct rnd_state rnd;		/* the kthread's */
+	struct rnd_state trnd;		/* the timer's */
+};
+
+static struct tt_reader *tt_readers;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+bool tt_should_stop(void)
+{
+	return kthread_should_stop() || READ_ONCE(tt_ending);
+}
+
+/* Sleep, but wake early when told to stop. */
+void tt_sleep(unsigned long j)
+{
+	if (!tt_should_stop())
+		schedule_timeout_interruptible(j);
+}
+
+/* stutter: while the load is paused, wait here. */
+void tt_stutter_wait(void)
+{
+	while (READ_ONCE(tt_stutter_paused) && !tt_should_stop())
+		schedule_timeout_interruptible(HZ / 20 ? HZ / 20 : 1);
+}
+
+unsigned long tt_gps(void)
+{
+	return tt_ops->get_gp_count() - tt_gp_start;
+}
+
+int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu)
+{
+	struct task_struct *t;
+
+	if (tt_nthreads >= TT_MAX_THREADS)
+		return -ENOSPC;
+	t = kthread_create(fn, arg, "%s", name);
+	if (IS_ERR(t)) {
+		pr_err("cannot create kthread %s: %ld\n", name, PTR_ERR(t));
+		return PTR_ERR(t);
+	}
+	if (cpu >= 0)
+		kthread_bind(t, cpu);
+	/* Threads may return on their own: keep the task for kthread_stop(). */
+	get_task_struct(t);
+	tt_threads[tt_nthreads++] = t;
+	wake_up_process(t);
+	return 0;
+}
+
+static void tt_stop_threads(void)
+{
+	int i;
+
+	for (i = 0; i < tt_nthreads; i++) {
+		kthread_stop(tt_threads[i]);
+		put_task_struct(tt_threads[i]);
+	}
+	tt_nthreads = 0;
+}
+
+static void tt_rnd_init(struct rnd_state *rnd)
+{
+	prandom_seed_state(rnd, get_random_u64());
+}
+
+/* ---- element pool and pipeline ---------------------------------------- */
+
+static struct tt_elem *tt_alloc(void)
+{
+	struct tt_elem *p = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tt_freelist_lock, flags);
+	if (!list_empty(&tt_freelist)) {
+		p = list_first_entry(&tt_freelist, struct tt_elem, node);
+		list_del(&p->node);
+	}
+	spin_unlock_irqrestore(&tt_freelist_lock, flags);
+	if (p)
+		atomic_inc(&tt_nalloc);
+	else
+		atomic_inc(&tt_nalloc_fail);
+	return p;
+}
+
+static void tt_free(struct tt_elem *p)
+{
+	unsigned long flags;
+
+	atomic_inc(&tt_nfree);
+	spin_lock_irqsave(&tt_freelist_lock, flags);
+	list_add_tail(&p->node, &tt_freelist);
+	spin_unlock_irqrestore(&tt_freelist_lock, flags);
+}
+
+/*
+ * Age a removed element by one grace period.  Returns true when it has
+ * reached the end of the pipeline: it is then marked freed (mbtest = 0)
+ * and the caller puts it back on the freelist.
+ */
+static bool tt_pipe_update_one(struct tt_elem *p)
+{
+	int i = READ_ONCE(p->pipe);
+
+	atomic_inc(&tt_wcount[min(i, TT_PIPE_LEN)]);
+	WRITE_ONCE(p->pipe, i + 1);
+	if (i + 1 >= TT_PIPE_LEN) {
+		WRITE_ONCE(p->mbtest, 0);
+		return true;
+	}
+	return false;
+}
+
+/* Call-based pipeline: one invocation per grace period, re-posted. */
+static void tt_pipe_cb(struct rcu_head *rh)
+{
+	struct tt_elem *p = container_of(rh, struct tt_elem, rh);
+
+	if (tt_pipe_update_one(p)) {
+		tt_free(p);
+		atomic_dec(&tt_cbs_inflight);
+	} else {
+		tt_ops->call(&p->rh, tt_pipe_cb);
+	}
+}
+
+/* Sync-based pipeline: after a synchronous grace period, age everything. */
+static void tt_pipe_update_removed(void)
+{
+	struct tt_elem *p, *n;
+
+	list_for_each_entry_safe(p, n, &tt_removed, node) {
+		if (tt_pipe_update_one(p)) {
+			list_del(&p->node);
+			tt_free(p);
+		}
+	}
+}
+
+/* ---- writer and fake writers ------------------------------------------ */
+
+static int tt_writer(void *arg)
+{
+	struct rnd_state rnd;
+	struct tt_elem *p, *old;
+
+	tt_rnd_init(&rnd);
+	while (!tt_should_stop()) {
+		tt_stutter_wait();
+		usleep_range(500, 1500);
+		p = tt_alloc();
+		if (!p) {
+			/* Pool exhausted: age the removed list if there is one. */
+			if (!list_empty(&tt_removed)) {
+				tt_ops->sync();
+				tt_pipe_update_removed();
+			} else {
+				tt_sleep(1);
+			}
+			continue;
+		}
+		p->pipe = 0;
+		p->mbtest = 1;
+		p->ver = tt_version + 1;
+		udelay(prandom_u32_state(&rnd) & 0xff);
+		old = rcu_dereference_protected(tt_current, true);
+		rcu_assign_pointer(tt_current, p);
+		WRITE_ONCE(tt_version, tt_version + 1);
+		if (!old)
+			continue;
+		/* Removal: age 0 -> 1.  Readers may still legitimately hold it. */
+		tt_pipe_update_one(old);
+		if (prandom_u32_state(&rnd) & 1) {
+			atomic_inc(&tt_cbs_inflight);
+			tt_ops->call(&old->rh, tt_pipe_cb);
+		} else {
+			list_add(&old->node, &tt_removed);
+			tt_ops->sync();
+			tt_pipe_update_removed();
+		}
+	}
+	return 0;
+}
+
+struct tt_cb_wait {
+	struct rcu_head rh;
+	struct completion done;
+};
+
+static void tt_cb_wait_cb(struct rcu_head *rh)
+{
+	complete(&container_of(rh, struct tt_cb_wait, rh)->done);
+}
+
+/* Extra update-side load, mixing the three ways to wait for readers. */
+static int tt_fakewriter(void *arg)
+{
+	struct rnd_state rnd;
+	struct tt_cb_wait w;
+
+	tt_rnd_init(&rnd);
+	while (!tt_should_stop()) {
+		tt_stutter_wait();
+		tt_sleep(1 + prandom_u32_state(&rnd) % 3);
+		switch (prandom_u32_state(&rnd) % 4) {
+		case 0:
+			tt_ops->cb_barrier();
+			break;
+		case 1:
+			init_completion(&w.done);
+			tt_ops->call(&w.rh, tt_cb_wait_cb);
+			wait_for_completion(&w.done);
+			break;
+		default:
+			tt_ops->sync();
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- readers ----------------------------------------------------------- */
+
+/*
+ * Delay inside a read-side critical section: mostly nothing, sometimes
+ * 200 us (so grace periods must wait for readers), rarely 100 ms (so the
+ * engine must force quiescent states around a long reader).  Readers of
+ * non-sleepable flavours spin; SRCU readers sleep for the long delay.
+ */
+static void tt_read_delay(struct rnd_state *rnd, int ctx)
+{
+	u32 r = prandom_u32_state(rnd);
+
+	if (ctx == TT_CTX_NMI) {
+		/* Long enough that a grace period could end under it. */
+		udelay(100 + r % 1900);
+		if (!(r & 0xf0000))
+			mdelay(5);
+		return;
+	}
+	if (ctx == TT_CTX_THREAD && !(r % (tt_nreaders * 20000))) {
+		if (tt_ops->sleepable_readers)
+			schedule_timeout_uninterruptible(msecs_to_jiffies(100));
+		else
+			mdelay(100);
+	} else if (!(r % (tt_nreaders * 400))) {
+		udelay(200);
+	} else if (!(r & 0x7)) {
+		udelay((r >> 8) & 0xf);
+	}
+}
+
+/*
+ * One read-side critical section: find the current element, dawdle, and
+ * record how far it aged meanwhile (Reader Pipe) and how many grace
+ * periods completed meanwhile (Reader Batch).  Callable from kthreads,
+ * timers and NMIs (per-CPU counters are single-instruction increments).
+ */
+void tt_read_one(struct rnd_state *rnd, int ctx)
+{
+	unsigned long started, completed, ver;
+	struct tt_elem *p;
+	int idx, pipe;
+
+	idx = tt_ops->readlock();
+	started = tt_ops->get_gp_count();
+	p = rcu_dereference_raw(tt_current);
+	if (!p) {
+		tt_ops->readunlock(idx);
+		return;
+	}
+	ver = READ_ONCE(p->ver);
+	if (!READ_ONCE(p->mbtest))
+		atomic_inc(&tt_mberror);
+	tt_read_delay(rnd, ctx);
+	/* Recycled or freed while we held it: a grace period ended early. */
+	if (!READ_ONCE(p->mbtest) || READ_ONCE(p->ver) != ver)
+		atomic_inc(&tt_mberror);
+	pipe = min(READ_ONCE(p->pipe), TT_PIPE_LEN);
+	completed = tt_ops->get_gp_count() - started;
+	if (completed > TT_PIPE_LEN)
+		completed = TT_PIPE_LEN;
+	this_cpu_inc(tt_pipe_count[pipe]);
+	this_cpu_inc(tt_batch_count[completed]);
+	tt_ops->readunlock(idx);
+}
+
+static void tt_reader_timer(struct timer_list *t)
+{
+	struct tt_reader *r = from_timer(r, t, timer);
+
+	tt_read_one(&r->trnd, TT_CTX_TIMER);
+	atomic_long_inc(&tt_ntimers);
+}
+
+static int tt_reader(void *arg)
+{
+	struct tt_reader *r = arg;
+	unsigned long next_pause = jiffies + HZ;
+
+	while (!tt_should_stop()) {
+		if (irqreader && !timer_pending(&r->timer))
+			mod_timer(&r->timer, jiffies + 1);
+		tt_read_one(&r->rnd, TT_CTX_THREAD);
+		/*
+		 * test_no_idle_hz: pause for several ticks about once a
+		 * second, so CPUs can enter dynticks-idle with readers around.
+		 */
+		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
+			tt_sleep(5 + prandom_u32_state(&r->rnd) % 20);
+			next_pause = jiffies + HZ / 2 + prandom_u32_state(&r->rnd) % HZ;
+		}
+		tt_stutter_wait();
+		cond_resched();
+	}
+	del_timer_sync(&r->timer);
+	return 0;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+static void tt_hist_line(char *buf, size_t len, const char *what,
+			 long *h, bool bad)
+{
+	size_t off;
+	int i;
+
+	off = scnprintf(buf, len, "%s%s: ", bad ? "!!! " : "", what);
+	for (i = 0; i <= TT_PIPE_LEN; i++)
+		off += scnprintf(buf + off, len - off, " %ld", h[i]);
+	tt_out("%s\n", buf);
+}
+
+static void tt_stats_print(void)
+{
+	long pipe[TT_PIPE_LEN + 1] = { 0 }, batch[TT_PIPE_LEN + 1] = { 0 };
+	bool bad = false;
+	char *buf;
+	int cpu, i;
+
+	buf = kmalloc(512, GFP_KERNEL);
+	if (!buf)
+		return;
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i <= TT_PIPE_LEN; i++) {
+			pipe[i] += READ_ONCE(per_cpu(tt_pipe_count, cpu)[i]);
+			batch[i] += READ_ONCE(per_cpu(tt_batch_count, cpu)[i]);
+		}
+	}
+	for (i = 2; i <= TT_PIPE_LEN; i++)
+		if (pipe[i])
+			bad = true;
+	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld gps: %lu\n",
+	       READ_ONCE(tt_version), list_empty(&tt_freelist),
+	       atomic_read(&tt_nalloc), atomic_read(&tt_nalloc_fail),
+	       atomic_read(&tt_nfree), atomic_read(&tt_mberror),
+	       READ_ONCE(tt_barrier_errors), atomic_long_read(&tt_ntimers),
+	       READ_ONCE(tt_barrier_successes), READ_ONCE(tt_barrier_attempts),
+	       READ_ONCE(tt_barrier_errors),
+	       READ_ONCE(tt_online_successes), READ_ONCE(tt_online_attempts),
+	       READ_ONCE(tt_offline_successes), READ_ONCE(tt_offline_attempts),
+	       tt_gps());
+	if (bad || atomic_read(&tt_mberror) || READ_ONCE(tt_barrier_errors))
+		atomic_inc(&tt_errors);
+	tt_hist_line(buf, 512, "Reader Pipe", pipe,
+		     bad || atomic_read(&tt_mberror));
+	tt_hist_line(buf, 512, "Reader Batch", batch, false);
+	for (i = 0; i <= TT_PIPE_LEN; i++)
+		pipe[i] = atomic_read(&tt_wcount[i]);
+	tt_hist_line(buf, 512, "Free-Block Circulation", pipe, false);
+	tt_stress_stats(buf, 512);
+	kfree(buf);
+}
+
+static int tt_stats(void *arg)
+{
+	while (!tt_should_stop()) {
+		tt_sleep(stat_interval * HZ);
+		if (!tt_should_stop())
+			tt_stats_print();
+	}
+	return 0;
+}
+
+/* ---- start and end of test ------------------------------------------- */
+
+static void tt_params(char *buf, size_t len)
+{
+	scnprintf(buf, len,
+		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d",
+		  torture_type, tt_nreaders, nfakewriters, irqreader, nmireader,
+		  n_barrier_cbs, fwd_progress, onoff_interval, onoff_holdoff,
+		  test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff,
+		  stat_interval, duration);
+}
+
+static void tt_print_end(void)
+{
+	char buf[400];
+
+	tt_params(buf, sizeof(buf));
+	printk(KERN_ALERT "%s-torture:--- End of test: %s: %s\n", torture_type,
+	       atomic_read(&tt_errors) ? "FAILURE" : "SUCCESS", buf);
+}
+
+/*
+ * Grace periods must still be completing before we try to stop threads
+ * that may be waiting for one; otherwise the stop would hang with no
+ * verdict.  Waits long enough to outlast an injected stall.
+ */
+static bool tt_gps_advancing(void)
+{
+	unsigned long snap = tt_ops->get_gp_count();
+	unsigned long deadline = jiffies + (10 + stall_cpu) * HZ;
+
+	while (time_before(jiffies, deadline)) {
+		if (tt_ops->get_gp_count() != snap)
+			return true;
+		schedule_timeout_uninterruptible(HZ / 10);
+	}
+	return false;
+}
+
+static void tt_end_test(void)
+{
+	bool stuck;
+	int i;
+
+	mutex_lock(&tt_end_mutex);
+	if (tt_ended) {
+		mutex_unlock(&tt_end_mutex);
+		return;
+	}
+	stuck = !tt_gps_advancing();
+	if (stuck) {
+		/* Say so now: stopping the threads below may never finish. */
+		tt_fail("grace periods not advancing: gps: %lu unchanged for %d s\n",
+			tt_gps(), 10 + stall_cpu);
+		tt_stats_print();
+		tt_print_end();
+	}
+	WRITE_ONCE(tt_ending, true);
+	tt_stop_threads();
+	tt_stress_stop();
+	/*
+	 * Drain the callback pipeline: each element needs up to TT_PIPE_LEN
+	 * grace periods, each barrier waits for one round of re-posts.
+	 */
+	for (i = 0; i <= TT_PIPE_LEN + 1 && atomic_read(&tt_cbs_inflight); i++)
+		tt_ops->cb_barrier();
+	tt_ops->cb_barrier();
+	if (atomic_read(&tt_cbs_inflight))
+		tt_fail("%d pipeline callbacks never invoked\n",
+			atomic_read(&tt_cbs_inflight));
+	if (!stuck) {
+		tt_stats_print();
+		tt_print_end();
+	}
+	tt_ended = true;
+	mutex_unlock(&tt_end_mutex);
+}
+
+static int tt_shutdown(void *arg)
+{
+	unsigned long end = jiffies + duration * HZ;
+
+	while (!kthread_should_stop() && time_before(jiffies, end))
+		schedule_timeout_interruptible(end - jiffies);
+	if (!kthread_should_stop())
+		tt_end_test();
+	/* kthread_stop() from rmmod must find us still here. */
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+/* ---- parameter checking ---------------------------------------------- */
+
+static int tt_check_range(const char *name, int val, int lo, int hi,
+			  const char *why)
+{
+	if (val >= lo && val <= hi)
+		return 0;
+	pr_err("invalid %s=%d: must be %d..%d%s%s\n", name, val, lo, hi,
+	       why ? " " : "", why ? why : "");
+	return -EINVAL;
+}
+
+static int tt_check_params(void)
+{
+	char list[128];
+	int err = 0;
+
+	tt_ops = trcu_torture_ops_find(torture_type);
+	if (!tt_ops) {
+		trcu_torture_ops_list(list, sizeof(list));
+		pr_err("invalid torture_type=%s: must be one of: %s\n",
+		       torture_type ? torture_type : "(null)", list);
+		return -EINVAL;
+	}
+	if (nreaders != -1)
+		err |= tt_check_range("nreaders", nreaders, 1, 256,
+				      "(or -1 for num_online_cpus()-1)");
+	err |= tt_check_range("nfakewriters", nfakewriters, 0, 64, NULL);
+	err |= tt_check_range("irqreader", irqreader, 0, 1, NULL);
+	err |= tt_check_range("nmireader", nmireader, 0, 1, NULL);
+	err |= tt_check_range("n_barrier_cbs", n_barrier_cbs, 0, 64, NULL);
+	err |= tt_check_range("fwd_progress", fwd_progress, 0, 1, NULL);
+	err |= tt_check_range("onoff_interval", onoff_interval, 0, 3600000, "(ms)");
+	err |= tt_check_range("onoff_holdoff", onoff_holdoff, 0, 3600, "(s)");
+	err |= tt_check_range("test_no_idle_hz", test_no_idle_hz, 0, 1, NULL);
+	err |= tt_check_range("stutter", stutter, 0, 3600, "(s)");
+	err |= tt_check_range("stall_cpu", stall_cpu, 0, 20,
+			      "(s; longer trips the kernel's own RCU stall and soft-lockup detectors)");
+	err |= tt_check_range("stall_cpu_holdoff", stall_cpu_holdoff, 0, 3600, "(s)");
+	err |= tt_check_range("stat_interval", stat_interval, 0, 3600, "(s)");
+	err |= tt_check_range("duration", duration, 0, 86400, "(s)");
+	return err ? -EINVAL : 0;
+}
+
+/* ---- init / exit ------------------------------------------------------ */
+
+static void tt_cleanup(void)
+{
+	WRITE_ONCE(tt_ending, true);
+	tt_stop_threads();
+	tt_stress_stop();
+	if (tt_ops) {
+		tt_ops->cb_barrier();
+		if (tt_ops->cleanup)
+			tt_ops->cleanup();
+	}
+	kfree(tt_readers);
+	tt_readers = NULL;
+}
+
+static int __init trcutorture_init(void)
+{
+	char name[32];
+	char buf[400];
+	int err, i;
+
+	err = tt_check_params();
+	if (err)
+		return err;
+	tt_nreaders = nreaders == -1 ? max(1, (int)num_online_cpus() - 1) : nreaders;
+	if (tt_ops->init) {
+		err = tt_ops->init();
+		if (err)
+			return err;
+	}
+	for (i = 0; i < TT_NELEMS; i++)
+		list_add_tail(&tt_pool[i].node, &tt_freelist);
+	tt_gp_start = tt_ops->get_gp_count();
+	tt_params(buf, sizeof(buf));
+	printk(KERN_ALERT "%s-torture:--- Start of test: %s\n", torture_type, buf);
+	if (tt_ops->selftest)
+		tt_out("deliberately broken flavour: this test must FAIL\n");
+
+	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
+	if (!tt_readers) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = tt_spawn(tt_writer, NULL, "tt_writer", -1);
+	for (i = 0; !err && i < nfakewriters; i++) {
+		snprintf(name, sizeof(name), "tt_fakewriter/%d", i);
+		err = tt_spawn(tt_fakewriter, NULL, name, -1);
+	}
+	for (i = 0; !err && i < tt_nreaders; i++) {
+		struct tt_reader *r = &tt_readers[i];
+
+		tt_rnd_init(&r->rnd);
+		tt_rnd_init(&r->trnd);
+		timer_setup(&r->timer, tt_reader_timer, 0);
+		snprintf(name, sizeof(name), "tt_reader/%d", i);
+		err = tt_spawn(tt_reader, r, name, -1);
+	}
+	if (!err && stat_interval)
+		err = tt_spawn(tt_stats, NULL, "tt_stats", -1);
+	if (!err)
+		err = tt_stress_start();
+	if (err)
+		goto fail;
+	if (duration) {
+		tt_shutdown_task = kthread_run(tt_shutdown, NULL, "tt_shutdown");
+		if (IS_ERR(tt_shutdown_task)) {
+			err = PTR_ERR(tt_shutdown_task);
+			tt_shutdown_task = NULL;
+			goto fail;
+		}
+	}
+	return 0;
+
+fail:
+	pr_err("init failed: %d\n", err);
+	tt_cleanup();
+	return err;
+}
+
+static void __exit trcutorture_exit(void)
+{
+	if (tt_shutdown_task)
+		kthread_stop(tt_shutdown_task);
+	tt_end_test();
+	tt_cleanup();
+}
+
+module_init(trcutorture_init);
+module_exit(trcutorture_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Torture test for trcu, RCU and SRCU");

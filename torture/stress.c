@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcutorture: optional stressors.  Each runs in its own kthread(s),
+ * started by tt_stress_start() according to the parameters and stopped
+ * with the others by main.c; tt_stress_stop() undoes what is left.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/cpu.h>
+#include <linux/llist.h>
+#include <linux/wait.h>
+#include <linux/ktime.h>
+#include <linux/tick.h>
+#include <linux/nmi.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+
+#include "torture.h"
+
+bool tt_stutter_paused;
+bool tt_stalling;
+long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
+long tt_online_attempts, tt_online_successes;
+long tt_offline_attempts, tt_offline_successes;
+
+/* ---- stutter: load for stutter s, pause for stutter s ------------------ */
+
+static int tt_stutter(void *arg)
+{
+	while (!tt_should_stop()) {
+		tt_sleep(stutter * HZ);
+		WRITE_ONCE(tt_stutter_paused, true);
+		tt_sleep(stutter * HZ);
+		WRITE_ONCE(tt_stutter_paused, false);
+	}
+	WRITE_ONCE(tt_stutter_paused, false);
+	return 0;
+}
+
+/* ---- barrier test ------------------------------------------------------ */
+
+/*
+ * Each round, every worker posts one callback; once all are posted the
+ * coordinator calls the flavour's barrier, after which every one of them
+ * must have been invoked.  A callback still pending afterwards (rtbe) is
+ * a barrier that returned too early.
+ */
+struct tt_bar_worker {
+	struct rcu_head rh;
+	bool pending;			/* posted, not yet invoked */
+	unsigned long round;		/* last round posted for */
+};
+
+static struct tt_bar_worker *tt_bar_workers;
+static unsigned long tt_bar_round;
+static atomic_t tt_bar_posting;		/* workers yet to post this round */
+static atomic_t tt_bar_invoked;		/* callbacks invoked this round */
+static DECLARE_WAIT_QUEUE_HEAD(tt_bar_go_wq);
+static DECLARE_WAIT_QUEUE_HEAD(tt_bar_done_wq);
+
+static void tt_bar_cb(struct rcu_head *rh)
+{
+	struct tt_bar_worker *w = container_of(rh, struct tt_bar_worker, rh);
+
+	atomic_inc(&tt_bar_invoked);
+	smp_store_release(&w->pending, false); /* pairs with the worker's acquire */
+}
+
+static int tt_bar_worker_fn(void *arg)
+{
+	struct tt_bar_worker *w = arg;
+
+	while (!tt_should_stop()) {
+		wait_event_interruptible(tt_bar_go_wq,
+					 READ_ONCE(tt_bar_round) != w->round ||
+					 tt_should_stop());
+		if (tt_should_stop())
+			break;
+		w->round = READ_ONCE(tt_bar_round);
+		/*
+		 * A broken barrier may leave last round's callback pending:
+		 * never post an rcu_head twice, that would corrupt the
+		 * flavour's lists instead of being reported.
+		 */
+		while (smp_load_acquire(&w->pending) && !tt_should_stop())
+			tt_sleep(1);
+		if (tt_should_stop())
+			break;
+		WRITE_ONCE(w->pending, true);
+		tt_ops->call(&w->rh, tt_bar_cb);
+		if (atomic_dec_and_test(&tt_bar_posting))
+			wake_up(&tt_bar_done_wq);
+	}
+	return 0;
+}
+
+static int tt_bar_coordinator(void *arg)
+{
+	int n;
+
+	while (!tt_should_stop()) {
+		tt_stutter_wait();
+		atomic_set(&tt_bar_invoked, 0);
+		atomic_set(&tt_bar_posting, n_barrier_cbs);
+		WRITE_ONCE(tt_bar_round, tt_bar_round + 1);
+		wake_up(&tt_bar_go_wq);
+		while (atomic_read(&tt_bar_posting) && !tt_should_stop())
+			wait_event_interruptible_timeout(tt_bar_done_wq,
+					!atomic_read(&tt_bar_posting) ||
+					tt_should_stop(), HZ);
+		if (tt_should_stop())
+			break;
+		WRITE_ONCE(tt_barrier_attempts, tt_barrier_attempts + 1);
+		tt_ops->cb_barrier();
+		n = atomic_read(&tt_bar_invoked);
+		if (n != n_barrier_cbs) {
+			WRITE_ONCE(tt_barrier_errors, tt_barrier_errors + 1);
+			tt_fail("barrier: only %d of %d callbacks invoked when barrier returned\n",
+				n, n_barrier_cbs);
+		} else {
+			WRITE_ONCE(tt_barrier_successes, tt_barrier_successes + 1);
+		}
+		tt_sleep(HZ / 10);
+	}
+	return 0;
+}
+
+/* ---- forward progress: a callback flood -------------------------------- */
+
+#define TT_FWD_SECS		3	/* length of one flood */
+#define TT_FWD_FIRST_SECS	5	/* before the first flood */
+#define TT_FWD_GAP_SECS		20	/* between floods */
+/*
+ * A flood may have at most this many callbacks posted but not invoked.
+ * A healthy engine holds rate x (about two grace periods); one whose grace
+ * periods or callback invocation stall grows without limit.  At 32 bytes
+ * a callback this is 16 MB, harmless in a 1 GB guest.
+ */
+#define TT_FWD_MAX_OUTSTANDING	500000
+#define TT_FWD_MIN_GPS		2	/* grace periods each flood must see */
+
+struct tt_fwd_cb {
+	struct rcu_head rh;
+	struct llist_node node;
+};
+
+static LLIST_HEAD(tt_fwd_free);		/* invoked, ready for reuse */
+static atomic_long_t tt_fwd_invoked;
+
+static void tt_fwd_cb_fn(struct rcu_head *rh)
+{
+	struct tt_fwd_cb *cb = container_of(rh, struct tt_fwd_cb, rh);
+
+	atomic_long_inc(&tt_fwd_invoked);
+	llist_add(&cb->node, &tt_fwd_free);
+}
+
+static void tt_fwd_free_all(struct llist_node *list)
+{
+	struct tt_fwd_cb *cb, *n;
+
+	llist_for_each_entry_safe(cb, n, list, node)
+		kfree(cb);
+}
+
+static void tt_fwd_flood(void)
+{
+	unsigned long gp0 = tt_ops->get_gp_count(), gps;
+	unsigned long end = jiffies + TT_FWD_SECS * HZ;
+	struct llist_node *mine = NULL;
+	long posted = 0, peak = 0, out;
+	bool stalled = READ_ONCE(tt_stalling);
+	struct tt_fwd_cb *cb;
+
+	atomic_long_set(&tt_fwd_invoked, 0);
+	while (time_before(jiffies, end) && !tt_should_stop()) {
+		if (!mine)
+			mine = llist_del_all(&tt_fwd_free);
+		if (mine) {
+			cb = llist_entry(mine, struct tt_fwd_cb, node);
+			mine = mine->next;
+		} else {
+			cb = kmalloc(sizeof(*cb), GFP_KERNEL | __GFP_NOWARN);
+			if (!cb) {
+				tt_sleep(1);
+				continue;
+			}
+		}
+		tt_ops->call(&cb->rh, tt_fwd_cb_fn);
+		posted++;
+		out = posted - atomic_long_read(&tt_fwd_invoked);
+		if (out > peak)
+			peak = out;
+		if (out > TT_FWD_MAX_OUTSTANDING)
+			break;
+		if (!(posted & 0x3f))
+			cond_resched();
+		stalled |= READ_ONCE(tt_stalling);
+	}
+	gps = tt_ops->get_gp_count() - gp0;
+	tt_out("fwd_progress: flood of %d s: posted %ld invoked %ld peak outstanding %ld (bound %d) gps +%lu\n",
+	       TT_FWD_SECS, posted, atomic_long_read(&tt_fwd_invoked), peak,
+	       TT_FWD_MAX_OUTSTANDING, gps);
+	if (peak > TT_FWD_MAX_OUTSTANDING)
+		tt_fail("fwd_progress: %ld callbacks outstanding, bound %d\n",
+			peak, TT_FWD_MAX_OUTSTANDING);
+	/* An injected stall legitimately holds grace periods up. */
+	if (gps < TT_FWD_MIN_GPS && !stalled && !tt_should_stop())
+		tt_fail("fwd_progress: grace periods not advancing: %lu in %d s of flood\n",
+			gps, TT_FWD_SECS);
+	tt_ops->cb_barrier();
+	out = posted - atomic_long_read(&tt_fwd_invoked);
+	if (out)
+		tt_fail("fwd_progress: %ld callbacks not invoked after barrier\n", out);
+	/* Keep memory in use only during a flood. */
+	tt_fwd_free_all(mine);
+	tt_fwd_free_all(llist_del_all(&tt_fwd_free));
+}
+
+static int tt_fwd(void *arg)
+{
+	tt_sleep(TT_FWD_FIRST_SECS * HZ);
+	while (!tt_should_stop()) {
+		tt_stutter_wait();
+		if (tt_should_stop())
+			break;
+		tt_fwd_flood();
+		tt_sleep(TT_FWD_GAP_SECS * HZ);
+	}
+	return 0;
+}
+
+/* ---- CPU hotplug ------------------------------------------------------- */
+
+/*
+ * Toggle a random CPU other than CPU 0 (which always stays online, so the
+ * last online CPU is never offlined).  Only legal operations are counted
+ * as attempts, so attempts and successes should match.
+ */
+static void tt_onoff_one(int cpu)
+{
+	int ret;
+
+	if (cpu_online(cpu)) {
+		if (num_online_cpus() <= 1)
+			return;
+		WRITE_ONCE(tt_offline_attempts, tt_offline_attempts + 1);
+		ret = remove_cpu(cpu);
+		if (!ret)
+			WRITE_ONCE(tt_offline_successes, tt_offline_successes + 1);
+		else
+			tt_out("onoff: offlining CPU %d failed: %d\n", cpu, ret);
+	} else {
+		WRITE_ONCE(tt_online_attempts, tt_online_attempts + 1);
+		ret = add_cpu(cpu);
+		if (!ret)
+			WRITE_ONCE(tt_online_successes, tt_online_successes + 1);
+		else
+			tt_out("onoff: onlining CPU %d failed: %d\n", cpu, ret);
+	}
+}
+
+static int tt_onoff(void *arg)
+{
+	struct rnd_state rnd;
+	int cpu;
+
+	prandom_seed_state(&rnd, get_random_u64());
+	tt_sleep(onoff_holdoff * HZ);
+	while (!tt_should_stop()) {
+		tt_sleep(max(1UL, msecs_to_jiffies(onoff_interval)));
+		if (tt_should_stop() || nr_cpu_ids < 2)
+			break;
+		cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
+		if (cpu_possible(cpu) && cpu_present(cpu) && cpu_is_hotpluggable(cpu))
+			tt_onoff_one(cpu);
+	}
+	/* Leave the machine as we found it: everything online. */
+	for_each_present_cpu(cpu)
+		if (cpu && !cpu_online(cpu) && cpu_is_hotpluggable(cpu))
+			tt_onoff_one(cpu);
+	return 0;
+}
+
+/* ---- stall injection --------------------------------------------------- */
+
+/*
+ * Spin on one CPU inside a read-side critical section with preemption
+ * disabled, so it can report no quiescent state, for stall_cpu seconds:
+ * the flavour's stall detector should report it.  Hotplug is held off
+ * meanwhile so the CPU cannot vanish under us, and the soft-lockup
+ * watchdog is kept quiet (stall_cpu is capped below the kernel's own RCU
+ * stall timeout).
+ */
+static int tt_stall(void *arg)
+{
+	unsigned long stop_at;
+	int cpu, idx;
+
+	tt_sleep(stall_cpu_holdoff * HZ);
+	if (tt_should_stop())
+		return 0;
+	cpus_read_lock();
+	cpu = cpumask_last(cpu_online_mask);
+	set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, stall_cpu);
+	WRITE_ONCE(tt_stalling, true);
+	idx = tt_ops->readlock();
+	preempt_disable();
+	stop_at = jiffies + stall_cpu * HZ;
+	while (time_before(jiffies, stop_at)) {
+		touch_softlockup_watchdog();
+		cpu_relax();
+	}
+	preempt_enable();
+	tt_ops->readunlock(idx);
+	WRITE_ONCE(tt_stalling, false);
+	cpus_read_unlock();
+	tt_out("stall_cpu: CPU %d released\n", cpu);
+	return 0;
+}
+
+/* ---- NMI readers -------------------------------------------------------- */
+
+/*
+ * Every few ticks, pick another online CPU, preferably one that is idle
+ * (its nohz idle time kept growing over the last two ticks: idle_cpu() is
+ * not exported), and send it an NMI IPI.  The NMI runs a read-side
+ * critical section of a few hundred microseconds to a few milliseconds.
+ * On an idle CPU that is the case trcu cannot hook (NMI entry is
+ * noinstr): the reader must mark the CPU busy itself.
+ */
+static DEFINE_PER_CPU(int, tt_nmi_pending);	/* an NMI from us is due */
+static DEFINE_PER_CPU(struct rnd_state, tt_nmi_rnd);
+static atomic_long_t tt_nmi_sent, tt_nmi_handled, tt_nmi_idle;
+static bool tt_nmi_registered;
+
+static int tt_nmi_handler(unsigned int reason, struct pt_regs *regs)
+{
+	if (!this_cpu_read(tt_nmi_pending))
+		return NMI_DONE;
+	this_cpu_write(tt_nmi_pending, 0);
+	atomic_long_inc(&tt_nmi_handled);
+	if (is_idle_task(current))
+		atomic_long_inc(&tt_nmi_idle);
+	tt_read_one(this_cpu_ptr(&tt_nmi_rnd), TT_CTX_NMI);
+	return NMI_HANDLED;
+}
+
+static int tt_nmi_pick(struct rnd_state *rnd, u64 *idle0, ktime_t t0)
+{
+	s64 elapsed = ktime_us_delta(ktime_get(), t0);
+	int cpu, self = raw_smp_processor_id(), n = 0, nidle = 0, pick;
+	u64 idle;
+
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		n++;
+		idle = get_cpu_idle_time_us(cpu, NULL);
+		if (idle != (u64)-1 && idle0[cpu] != (u64)-1 &&
+		    idle - idle0[cpu] >= elapsed * 9 / 10)
+			nidle++;
+	}
+	if (!n)
+		return -1;
+	pick = prandom_u32_state(rnd) % (nidle ? nidle : n);
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		idle = get_cpu_idle_time_us(cpu, NULL);
+		if (nidle && (idle == (u64)-1 || idle0[cpu] == (u64)-1 ||
+			      idle - idle0[cpu] < elapsed * 9 / 10))
+			continue;
+		if (!pick--)
+			return cpu;
+	}
+	return -1;
+}
+
+static int tt_nmi_sender(void *arg)
+{
+	struct rnd_state rnd;
+	ktime_t t0;
+	u64 *idle0;
+	int cpu;
+
+	idle0 = kcalloc(nr_cpu_ids, sizeof(*idle0), GFP_KERNEL);
+	if (!idle0)
+		return -ENOMEM;
+	prandom_seed_state(&rnd, get_random_u64());
+	while (!tt_should_stop()) {
+		tt_stutter_wait();
+		cpus_read_lock();
+		for_each_online_cpu(cpu)
+			idle0[cpu] = get_cpu_idle_time_us(cpu, NULL);
+		t0 = ktime_get();
+		cpus_read_unlock();
+		tt_sleep(2 + prandom_u32_state(&rnd) % 4);
+		cpus_read_lock();
+		/* Stay on this CPU: the target must be another one. */
+		migrate_disable();
+		cpu = tt_nmi_pick(&rnd, idle0, t0);
+		if (cpu >= 0 && !per_cpu(tt_nmi_pending, cpu)) {
+			per_cpu(tt_nmi_pending, cpu) = 1;
+			/* Flag visible before the NMI lands: pairs with the handler. */
+			smp_mb();
+			apic->send_IPI(cpu, NMI_VECTOR);
+			atomic_long_inc(&tt_nmi_sent);
+		}
+		migrate_enable();
+		cpus_read_unlock();
+		for_each_possible_cpu(cpu)
+			idle0[cpu] = (u64)-1;
+	}
+	kfree(idle0);
+	return 0;
+}
+
+/* ---- start / stop / stats --------------------------------------------- */
+
+int tt_stress_start(void)
+{
+	char name[32];
+	int err = 0, cpu, i;
+
+	if (stutter)
+		err = tt_spawn(tt_stutter, NULL, "tt_stutter", -1);
+	if (!err && n_barrier_cbs) {
+		tt_bar_workers = kcalloc(n_barrier_cbs, sizeof(*tt_bar_workers),
+					 GFP_KERNEL);
+		if (!tt_bar_workers)
+			return -ENOMEM;
+		for (i = 0; !err && i < n_barrier_cbs; i++) {
+			snprintf(name, sizeof(name), "tt_barrier/%d", i);
+			err = tt_spawn(tt_bar_worker_fn, &tt_bar_workers[i], name, -1);
+		}
+		if (!err)
+			err = tt_spawn(tt_bar_coordinator, NULL, "tt_barrier", -1);
+	}
+	if (!err && fwd_progress)
+		err = tt_spawn(tt_fwd, NULL, "tt_fwd_prog", -1);
+	if (!err && onoff_interval)
+		err = tt_spawn(tt_onoff, NULL, "tt_onoff", -1);
+	if (!err && stall_cpu)
+		err = tt_spawn(tt_stall, NULL, "tt_stall", -1);
+	if (!err && nmireader) {
+		for_each_possible_cpu(cpu)
+			prandom_seed_state(per_cpu_ptr(&tt_nmi_rnd, cpu),
+					   get_random_u64());
+		err = register_nmi_handler(NMI_LOCAL, tt_nmi_handler, 0,
+					   "trcutorture");
+		if (err) {
+			pr_err("register_nmi_handler failed: %d\n", err);
+			return err;
+		}
+		tt_nmi_registered = true;
+		err = tt_spawn(tt_nmi_sender, NULL, "tt_nmi", -1);
+	}
+	return err;
+}
+
+/* Called after all kthreads have been stopped. */
+void tt_stress_stop(void)
+{
+	if (tt_nmi_registered) {
+		/* Waits for handlers in flight (synchronize_rcu() inside). */
+		unregister_nmi_handler(NMI_LOCAL, "trcutorture");
+		tt_nmi_registered = false;
+	}
+	if (tt_bar_workers) {
+		tt_ops->cb_barrier();
+		kfree(tt_bar_workers);
+		tt_bar_workers = NULL;
+	}
+	WRITE_ONCE(tt_stutter_paused, false);
+}
+
+void tt_stress_stats(char *buf, size_t len)
+{
+	if (nmireader)
+		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
+		       atomic_long_read(&tt_nmi_sent),
+		       atomic_long_read(&tt_nmi_handled),
+		       atomic_long_read(&tt_nmi_idle));
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trcutorture: internal declarations shared by the torture module's files.
+ *
+ * main.c     parameters, element pool, writer, readers, statistics, init/exit
+ * flavors.c  one ops table per RCU flavour under test
+ * stress.c   the optional stressors: barrier test, forward progress, CPU
+ *            hotplug, stutter, stall injection, NMI readers
+ */
+#ifndef _TRCU_TORTURE_H
+#define _TRCU_TORTURE_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/rcupdate.h>
+
+/*
+ * Number of grace periods an element spends in the pipeline after removal
+ * before it is freed.  A reader that picked an element up as the current
+ * one may legitimately see age 0 or 1 (removed but not yet past a grace
+ * period); anything older means a grace period ended under its nose.
+ */
+#define TT_PIPE_LEN	10
+
+/* One flavour of RCU, as seen by the torture. */
+struct trcu_torture_ops {
+	const char *name;
+	int (*init)(void);		/* optional: set up flavour state */
+	void (*cleanup)(void);		/* optional: tear it down (after barrier) */
+	int (*readlock)(void);		/* returns an index for readunlock */
+	void (*readunlock)(int idx);
+	unsigned long (*get_gp_count)(void); /* grace periods completed */
+	void (*sync)(void);		/* wait for a grace period */
+	void (*call)(struct rcu_head *head, rcu_callback_t func);
+	void (*cb_barrier)(void);		/* wait for all callbacks queued so far */
+	bool sleepable_readers;		/* readers may block (SRCU) */
+	bool selftest;			/* deliberately broken: must FAIL */
+};
+
+/*
+ * Exported by 6.1 but declared only in kernel/rcu/rcu.h, which is not
+ * installed with the headers.  Prototypes as in 6.1.
+ */
+struct srcu_struct;
+unsigned long rcu_get_gp_seq(void);
+unsigned long srcu_batches_completed(struct srcu_struct *sp);
+
+const struct trcu_torture_ops *trcu_torture_ops_find(const char *name);
+void trcu_torture_ops_list(char *buf, size_t len);
+
+/* Parameters (main.c), already validated when the stressors start. */
+extern char *torture_type;
+extern int nfakewriters, irqreader, nmireader, n_barrier_cbs, fwd_progress;
+extern int onoff_interval, onoff_holdoff, test_no_idle_hz, stutter;
+extern int stall_cpu, stall_cpu_holdoff, duration;
+
+/* State and statistics shared between the files. */
+extern const struct trcu_torture_ops *tt_ops;
+extern int tt_nreaders;			/* readers actually started */
+extern atomic_t tt_errors;		/* checks that failed (each also printed) */
+extern atomic_t tt_mberror;		/* rtmbe: freed/recycled element seen */
+extern unsigned long tt_gp_start;	/* get_gp_count() at start of test */
+extern bool tt_stutter_paused;		/* stutter: load currently paused */
+extern bool tt_stalling;		/* stall_cpu injection in progress */
+extern long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
+extern long tt_online_attempts, tt_online_successes;
+extern long tt_offline_attempts, tt_offline_successes;
+
+/* Print a torture line without pr_fmt: the verdict parser wants "<type>-torture:". */
+#define tt_out(fmt, ...) \
+	printk(KERN_ALERT "%s-torture: " fmt, torture_type, ##__VA_ARGS__)
+/* An error: always contains "!!!" and counts towards FAILURE. */
+#define tt_fail(fmt, ...) do {						\
+	atomic_inc(&tt_errors);						\
+	printk(KERN_ALERT "%s-torture: !!! " fmt, torture_type, ##__VA_ARGS__); \
+} while (0)
+
+/* main.c helpers used by the stressors */
+bool tt_should_stop(void);
+void tt_sleep(unsigned long jiffies_to_sleep);
+void tt_stutter_wait(void);
+int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu);
+void tt_read_one(struct rnd_state *rnd, int ctx);
+unsigned long tt_gps(void);
+
+/* Contexts a read-side critical section can run in (tt_read_one ctx). */
+#define TT_CTX_THREAD	0
+#define TT_CTX_TIMER	1
+#define TT_CTX_NMI	2
+
+/* stress.c */
+int tt_stress_start(void);
+void tt_stress_stop(void);
+void tt_stress_stats(char *buf, size_t len);
+
+#endif /* _TRCU_TORTURE_H */
