@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: host unit tests, checkpatch, the W=1 module build, every
+# scenario in guest/check-list and every mutant in guest/mutants.
+#   scripts/check.sh               everything
+#   scripts/check.sh --mutants     only the mutants (`make mutants`)
+# Environment: CHECK_DURATION (s, default 30) for scenarios without their own.
+# Prints "[i/N] item ... PASS|FAIL (...)", a summary table (also in
+# results/<timestamp>/summary.txt) and finally "N passed, N failed".
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP" || exit 1
+CHECK_DURATION=${CHECK_DURATION:-30}
+ONLY_MUTANTS=0
+[ "${1:-}" = --mutants ] && ONLY_MUTANTS=1
+
+"$TOP/scripts/deps.sh" || { echo "check: make deps failed" >&2; exit 1; }
+
+R=$TOP/results/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$R/logs" || exit 1
+ROWS=$R/summary.rows
+: >"$ROWS"
+
+# Lines of a list file without comments and blank lines.
+list() {
+	[ -f "$1" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^[[:space:]]*$/d' "$1"
+}
+
+UNIT=()
+if [ "$ONLY_MUTANTS" -eq 0 ]; then
+	UNIT+=(verdict)
+	[ -f tests/geometry/Makefile ] && UNIT+=(geometry)
+	mapfile -t SCENS < <(list guest/check-list)
+else
+	SCENS=()
+fi
+mapfile -t MUTS < <(list guest/mutants)
+total=$(( ${#UNIT[@]} + ${#SCENS[@]} + ${#MUTS[@]} ))
+[ "$ONLY_MUTANTS" -eq 0 ] && total=$((total + 2))   # checkpatch, W=1 build
+
+n=0
+pass=0
+fail=0
+started=$SECONDS
+
+# result NAME PASS|FAIL DETAIL [gps secs rate wall]: count, print, record.
+result() {
+	local name=$1 verdict=$2 detail=$3
+	if [ "$verdict" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	echo "[$n/$total] $name ... $verdict${detail:+ ($detail)}"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$verdict" "${4:--}" "${5:--}" "${6:--}" \
+		"${7:--}" "$( [ "$verdict" = PASS ] && echo - || echo "$detail")" >>"$ROWS"
+}
+
+# --- host unit tests -----------------------------------------------------
+for u in "${UNIT[@]}"; do
+	n=$((n + 1))
+	log=$R/logs/unit-$u.log
+	case "$u" in
+	verdict) cmd=(python3 tests/verdict/run-tests.py) ;;
+	geometry) cmd=(make -C tests/geometry check) ;;
+	esac
+	if "${cmd[@]}" >"$log" 2>&1; then
+		result "unit:$u" PASS "$(tail -n 1 "$log")"
+	else
+		grep -E '^FAIL|[Ee]rror|FAIL' "$log" | head -n 5
+		result "unit:$u" FAIL "see $log"
+	fi
+done
+
+# --- checkpatch ----------------------------------------------------------
+if [ "$ONLY_MUTANTS" -eq 0 ]; then
+	n=$((n + 1))
+	log=$R/logs/checkpatch.log
+	if "$TOP/scripts/checkpatch.sh" >"$log" 2>&1; then
+		result checkpatch PASS "$(grep -c . "$log") lines, 0 errors"
+	else
+		grep -E 'ERROR' "$log" | head -n 10
+		result checkpatch FAIL "$(grep -c 'ERROR' "$log") ERROR lines, see $log"
+	fi
+
+	# --- W=1 build (its modules are the ones the scenarios run) ----------
+	n=$((n + 1))
+	log=$R/logs/build-W1.log
+	make -C "$TOP" W=1 >"$log" 2>&1
+	brc=$?
+	warns=$(grep -ci 'warning:' "$log")
+	if [ "$brc" -eq 0 ] && [ "$warns" -eq 0 ]; then
+		result "build W=1" PASS "no warnings"
+	else
+		grep -iE 'warning:|error' "$log" | head -n 10
+		result "build W=1" FAIL "exit $brc, $warns warnings, see $log"
+	fi
+fi
+
+# row_of FILE: the RESULT fields of a verdict.txt, one per line.
+verdict_fields() {
+	grep '^RESULT' "$1" 2>/dev/null | head -n 1 | cut -f 3-
+}
+
+# --- scenarios -----------------------------------------------------------
+for line in "${SCENS[@]}"; do
+	read -r scn dur _ <<<"$line"
+	dur=${dur:-$CHECK_DURATION}
+	n=$((n + 1))
+	./run-qemu.sh --no-deps --no-build --quiet --scenario "$scn" --duration "$dur" \
+		--results "$R" >"$R/logs/$scn.log" 2>&1
+	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/$scn/verdict.txt")
+	# run-qemu.sh appended its own row; replace it by ours (same fields).
+	sed -i "/^$scn\t/d" "$ROWS"
+	if [ "${v:-}" = PASS ]; then
+		result "$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s" "$gps" "$secs" "$rate" "$wall"
+	else
+		result "$scn" FAIL "${reason:-no verdict, see $R/logs/$scn.log}" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
+	fi
+done
+
+# --- mutants: the check passes when the torture catches the mutant ----
+for line in "${MUTS[@]}"; do
+	read -r mut scn dur _ <<<"$line"
+	dur=${dur:-$CHECK_DURATION}
+	n=$((n + 1))
+	name="mutant:$mut/$scn"
+	if ! make -C "$TOP" MUTANT="$mut" >"$R/logs/mutant-$mut.build.log" 2>&1; then
+		result "$name" FAIL "mutant build failed, see $R/logs/mutant-$mut.build.log"
+		continue
+	fi
+	./run-qemu.sh --no-deps --quiet --scenario "$scn" --duration "$dur" \
+		--modules-dir "$TOP/build/mutant-$mut" --results "$R/mutant-$mut" \
+		>"$R/logs/mutant-$mut.log" 2>&1
+	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/mutant-$mut/$scn/verdict.txt")
+	case "${v:-}:${reason:-}" in
+	FAIL:*"never reached /init"*|FAIL:harness*|:*)
+		result "$name" FAIL "inconclusive: ${reason:-no verdict}" ;;
+	FAIL:*)
+		result "$name" PASS "caught: $reason" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" ;;
+	*)
+		result "$name" FAIL "not caught: scenario passed" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" ;;
+	esac
+done
+
+{
+	python3 "$TOP/scripts/verdict.py" --summary "$ROWS"
+	echo
+	echo "wall time $((SECONDS - started)) s; results in $R"
+	echo "$pass passed, $fail failed"
+} >"$R/summary.txt"
+echo
+cat "$R/summary.txt"
+[ "$fail" -eq 0 ]
