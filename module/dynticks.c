@@ -57,7 +57,6 @@ void trcu_dynticks_cpu_init(int cpu)
 	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
 
 	rdtp->in_idle = false;
-	rdtp->dynticks_nesting = 0;
 	rdtp->nmi_nesting = 0;
 	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_inc(&rdtp->dynticks);
@@ -83,7 +82,7 @@ bool trcu_dynticks_cpu_idle(int cpu)
 /*
  * This CPU enters the idle loop (tick_nohz_idle_enter() probe): counter
  * even.  The idle task runs no readers of its own from here on; irqs are
- * tracked by trcu_irq_enter/exit.  Caller: kprobe, preemption off.
+ * tracked by trcu_irq_enter() and trcu_idle_halt().  Caller: kprobe, preemption off.
  */
 notrace void trcu_idle_enter(void)
 {
@@ -95,7 +94,6 @@ notrace void trcu_idle_enter(void)
 	local_irq_save(flags);
 	rdtp = this_cpu_ptr(trcu_dynticks);
 	rdtp->in_idle = true;
-	rdtp->dynticks_nesting = 0;
 	/* Full barrier: earlier readers before the even value. */
 	if (atomic_read(&rdtp->dynticks) & 1)
 		atomic_add_return(1, &rdtp->dynticks);
@@ -105,8 +103,7 @@ NOKPROBE_SYMBOL(trcu_idle_enter);
 
 /*
  * This CPU leaves the idle loop (tick_nohz_idle_exit() probe): counter
- * odd again.  Also resets the irq nesting, so a missed irq-exit pairing
- * heals here.  Caller: kprobe, preemption off.
+ * odd again.  Caller: kprobe, preemption off.
  */
 notrace void trcu_idle_exit(void)
 {
@@ -116,7 +113,6 @@ notrace void trcu_idle_exit(void)
 	local_irq_save(flags);
 	rdtp = this_cpu_ptr(trcu_dynticks);
 	rdtp->in_idle = false;
-	rdtp->dynticks_nesting = 0;
 	/* Full barrier: the odd value before any later reader. */
 	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_add_return(1, &rdtp->dynticks);
@@ -125,9 +121,31 @@ notrace void trcu_idle_exit(void)
 NOKPROBE_SYMBOL(trcu_idle_exit);
 
 /*
- * An irq starts (irq_enter_rcu() probe).  On an idle CPU the counter
- * goes odd for the whole handler, including the softirqs run on its way
- * out.  Caller: kprobe, hardirq, irqs off.
+ * The idle loop is about to halt (tick_nohz_idle_stop_tick() or
+ * tick_nohz_idle_retain_tick() probe, idle task, irqs off): the CPU is
+ * idle again after any irq that made it non-idle since.  Caller: kprobe.
+ */
+notrace void trcu_idle_halt(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	if (!rdtp->in_idle)
+		return;
+	/* Full barrier: the irq's readers before the even value. */
+	if (atomic_read(&rdtp->dynticks) & 1)
+		atomic_add_return(1, &rdtp->dynticks);
+}
+NOKPROBE_SYMBOL(trcu_idle_halt);
+
+/*
+ * An irq starts (irq_enter_rcu() probe, irqs off).  On an idle CPU the
+ * counter goes odd, and stays odd until the idle loop next heads for a
+ * halt (trcu_idle_halt()), which is after the handler and the softirqs
+ * run on its way out: a longer non-idle window than the irq itself, but
+ * never a wrong idle one.  There is deliberately no irq-exit return
+ * probe: a kretprobe on irq_exit_rcu() crashed guests (6.12 at once, 6.1
+ * when trcu was reloaded), and a missed exit could leave a CPU non-idle
+ * for good.  Nested irqs find the counter already odd.
  */
 notrace void trcu_irq_enter(void)
 {
@@ -139,28 +157,11 @@ notrace void trcu_irq_enter(void)
 #endif
 	if (!rdtp->in_idle)
 		return;
-	if (rdtp->dynticks_nesting++ == 0 &&
-	    !(atomic_read(&rdtp->dynticks) & 1))
-		atomic_add_return(1, &rdtp->dynticks); /* Full barrier. */
+	/* Full barrier: odd value before the handler's readers. */
+	if (!(atomic_read(&rdtp->dynticks) & 1))
+		atomic_add_return(1, &rdtp->dynticks);
 }
 NOKPROBE_SYMBOL(trcu_irq_enter);
-
-/*
- * An irq is over (irq_exit_rcu() return probe, after softirqs ran).  An
- * exit whose entry was not seen (probes being registered) finds nesting
- * zero and is ignored.  Caller: kretprobe, irqs off.
- */
-notrace void trcu_irq_exit(void)
-{
-	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
-
-	if (!rdtp->in_idle || !rdtp->dynticks_nesting)
-		return;
-	if (--rdtp->dynticks_nesting == 0 &&
-	    (atomic_read(&rdtp->dynticks) & 1))
-		atomic_add_return(1, &rdtp->dynticks); /* Full barrier. */
-}
-NOKPROBE_SYMBOL(trcu_irq_exit);
 
 /**
  * trcu_nmi_reader_enter() - an NMI-context reader starts on this CPU

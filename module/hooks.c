@@ -8,7 +8,8 @@
  *   tick_nohz_idle_enter()  kprobe    dynticks counter even
  *   tick_nohz_idle_exit()   kprobe    dynticks counter odd
  *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
- *   irq_exit_rcu()          kretprobe ... even again, after softirqs
+ *   tick_nohz_idle_stop_tick()   kprobe  idle loop about to halt: even
+ *   tick_nohz_idle_retain_tick() kprobe  (same, tick kept)
  *
  * Every handler is notrace and NOKPROBE, runs with preemption off and
  * never sleeps; none calls a probed function.
@@ -132,13 +133,12 @@ static notrace int trcu_irq_enter_pre(struct kprobe *p, struct pt_regs *r)
 }
 NOKPROBE_SYMBOL(trcu_irq_enter_pre);
 
-static notrace int trcu_irq_exit_ret(struct kretprobe_instance *ri,
-				     struct pt_regs *regs)
+static notrace int trcu_idle_halt_pre(struct kprobe *p, struct pt_regs *r)
 {
-	trcu_irq_exit();
+	trcu_idle_halt();
 	return 0;
 }
-NOKPROBE_SYMBOL(trcu_irq_exit_ret);
+NOKPROBE_SYMBOL(trcu_idle_halt_pre);
 
 static struct kprobe trcu_kp_tick = {
 	.symbol_name = "update_process_times",
@@ -156,9 +156,13 @@ static struct kprobe trcu_kp_irq_enter = {
 	.symbol_name = "irq_enter_rcu",
 	.pre_handler = trcu_irq_enter_pre,
 };
-static struct kretprobe trcu_krp_irq_exit = {
-	.kp.symbol_name = "irq_exit_rcu",
-	.handler = trcu_irq_exit_ret,
+static struct kprobe trcu_kp_stop_tick = {
+	.symbol_name = "tick_nohz_idle_stop_tick",
+	.pre_handler = trcu_idle_halt_pre,
+};
+static struct kprobe trcu_kp_retain_tick = {
+	.symbol_name = "tick_nohz_idle_retain_tick",
+	.pre_handler = trcu_idle_halt_pre,
 };
 
 static struct tracepoint *trcu_tp_switch;
@@ -188,42 +192,43 @@ static int trcu_register_kprobe(struct kprobe *kp)
 }
 
 /*
- * Register every hook.  The irq-exit return probe goes first and the
- * counters start non-idle with zero nesting, so an exit whose entry was
- * missed is ignored; idle transitions come next, then the QS sources.
- * Caller: module init, after the states and hotplug are set up.
+ * Register every hook.  The counters start non-idle and not in_idle, so
+ * whichever idle hook fires first finds a consistent state: the idle
+ * transitions go first, the irq hook (which only acts on in_idle CPUs)
+ * next, then the QS sources.  Caller: module init, after the states and
+ * hotplug are set up.
  */
 int trcu_hooks_init(void)
 {
 	int ret;
 
-	trcu_krp_irq_exit.maxactive = max_t(int, 16, 4 * num_possible_cpus());
-	ret = register_kretprobe(&trcu_krp_irq_exit);
-	if (ret) {
-		pr_err("cannot probe irq_exit_rcu return: %d\n", ret);
-		return ret;
-	}
-	ret = trcu_register_kprobe(&trcu_kp_irq_enter);
-	if (ret)
-		goto err_krp;
 	ret = trcu_register_kprobe(&trcu_kp_idle_enter);
 	if (ret)
-		goto err_irq;
+		return ret;
 	ret = trcu_register_kprobe(&trcu_kp_idle_exit);
 	if (ret)
 		goto err_idle_enter;
+	ret = trcu_register_kprobe(&trcu_kp_stop_tick);
+	if (ret)
+		goto err_idle_exit;
+	ret = trcu_register_kprobe(&trcu_kp_retain_tick);
+	if (ret)
+		goto err_stop_tick;
+	ret = trcu_register_kprobe(&trcu_kp_irq_enter);
+	if (ret)
+		goto err_retain_tick;
 
 	for_each_kernel_tracepoint(trcu_find_tp, NULL);
 	if (!trcu_tp_switch) {
 		pr_err("tracepoint sched_switch not found\n");
 		ret = -ENOENT;
-		goto err_idle_exit;
+		goto err_irq;
 	}
 	ret = tracepoint_probe_register(trcu_tp_switch,
 					(void *)trcu_sched_switch, NULL);
 	if (ret) {
 		pr_err("cannot attach to sched_switch: %d\n", ret);
-		goto err_idle_exit;
+		goto err_irq;
 	}
 	trcu_tp_registered = true;
 	ret = trcu_register_kprobe(&trcu_kp_tick);
@@ -236,20 +241,23 @@ err_tp:
 				    NULL);
 	tracepoint_synchronize_unregister();
 	trcu_tp_registered = false;
+err_irq:
+	unregister_kprobe(&trcu_kp_irq_enter);
+err_retain_tick:
+	unregister_kprobe(&trcu_kp_retain_tick);
+err_stop_tick:
+	unregister_kprobe(&trcu_kp_stop_tick);
 err_idle_exit:
 	unregister_kprobe(&trcu_kp_idle_exit);
 err_idle_enter:
 	unregister_kprobe(&trcu_kp_idle_enter);
-err_irq:
-	unregister_kprobe(&trcu_kp_irq_enter);
-err_krp:
-	unregister_kretprobe(&trcu_krp_irq_exit);
 	return ret;
 }
 
 /*
  * Unregister every hook, in reverse order, and wait until no handler
- * runs any more.  Caller: module exit.
+ * runs any more (unregister_kprobe() and the tracepoint sync do).
+ * Caller: module exit.
  */
 void trcu_hooks_exit(void)
 {
@@ -260,11 +268,9 @@ void trcu_hooks_exit(void)
 		tracepoint_synchronize_unregister();
 		trcu_tp_registered = false;
 	}
+	unregister_kprobe(&trcu_kp_irq_enter);
+	unregister_kprobe(&trcu_kp_retain_tick);
+	unregister_kprobe(&trcu_kp_stop_tick);
 	unregister_kprobe(&trcu_kp_idle_exit);
 	unregister_kprobe(&trcu_kp_idle_enter);
-	unregister_kprobe(&trcu_kp_irq_enter);
-	unregister_kretprobe(&trcu_krp_irq_exit);
-	if (trcu_krp_irq_exit.nmissed)
-		pr_info("irq_exit_rcu return probe missed %d\n",
-			trcu_krp_irq_exit.nmissed);
 }

@@ -47,10 +47,10 @@
  */
 struct trcu_dynticks {
 	atomic_t dynticks;		/* Even: CPU in dynticks-idle and in */
-					/*  no irq; odd otherwise. */
-	int dynticks_nesting;		/* irq nesting depth entered while */
-					/*  idle (irq_enter_rcu probe ++, */
-					/*  irq_exit_rcu return probe --). */
+					/*  no irq; odd otherwise.  An irq on */
+					/*  an idle CPU makes it odd until */
+					/*  the idle loop next heads for a */
+					/*  halt (see dynticks.c). */
 	bool in_idle;			/* Between tick_nohz_idle_enter and */
 					/*  tick_nohz_idle_exit. */
 	atomic_t dynticks_nmi;		/* Even unless an NMI reader runs on */
@@ -268,7 +268,7 @@ bool trcu_dynticks_cpu_idle(int cpu);
 void trcu_idle_enter(void);
 void trcu_idle_exit(void);
 void trcu_irq_enter(void);
-void trcu_irq_exit(void);
+void trcu_idle_halt(void);
 void trcu_force_quiescent_state(struct trcu_state *rsp);
 
 /* hooks.c: kprobes and the sched_switch tracepoint. */
