@@ -62,8 +62,16 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 	if (gpnum == READ_ONCE(rsp->completed) || time_before(jiffies, js))
 		return;
 	if (READ_ONCE(rnp->gpnum) != gpnum ||
-	    !(READ_ONCE(rnp->qsmask) & rdp->grpmask))
+	    !(READ_ONCE(rnp->qsmask) & rdp->grpmask)) {
+		/*
+		 * Not us.  Rat on the holdouts from here too: the GP
+		 * kthread may be stuck behind the stalled CPU (its timer
+		 * sits on that CPU's timer wheel).
+		 */
+		if (time_after_eq(jiffies, js + TRCU_STALL_RAT_DELAY))
+			trcu_stall_check_others(rsp);
 		return;
+	}
 	if (!trcu_stall_claim(rsp, js))
 		return;
 	pr_err("INFO: %s self-detected stall on CPU %d (gp %ld, %lu jiffies)\n",
@@ -72,10 +80,11 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 NOKPROBE_SYMBOL(trcu_stall_check_self);
 
 /*
- * From the GP kthread: report every CPU the overdue GP still waits for.
- * Caller: GP kthread, no locks held.
+ * Report every CPU the overdue GP still waits for, once per stall
+ * interval.  Caller: GP kthread, or another CPU's tick (irqs off); no
+ * trcu locks held.
  */
-void trcu_stall_check_others(struct trcu_state *rsp)
+notrace void trcu_stall_check_others(struct trcu_state *rsp)
 {
 	struct trcu_node *rnp;
 	unsigned long js, mask, flags;
@@ -107,3 +116,4 @@ void trcu_stall_check_others(struct trcu_state *rsp)
 		pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies)\n",
 		       rsp->name, gpnum, jiffies - rsp->gp_start);
 }
+NOKPROBE_SYMBOL(trcu_stall_check_others);
