@@ -254,10 +254,15 @@ run_one() {
 	local start=$SECONDS
 	"${cmd[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
 	QEMU_PID=$!
-	local killed='' elapsed next=10
+	local killed='' elapsed next=10 booted=''
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
 		sleep 1
 		elapsed=$((SECONDS - start))
+		if [ -z "$booted" ] && grep -q 'TRCU-MARK: START' "$markers" 2>/dev/null; then
+			booted=$elapsed
+			[ "$QUIET" -eq 0 ] && echo "  $name: reached /init after ${booted}s (wall)"
+			echo "$booted" >"$dir/boot-seconds"
+		fi
 		if [ "$elapsed" -ge "$limit" ]; then
 			killed="watchdog: guest killed after ${elapsed}s"
 			echo "  $name: $killed"
