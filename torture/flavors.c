@@ -89,17 +89,28 @@ static void tt_rcu_readunlock(int idx)
 /*
  * rcu_get_gp_seq() is a sequence number whose low two bits are the state
  * of the current grace period (rcu_seq_ctr() in kernel/rcu/rcu.h, which
- * is internal); the upper bits count grace periods.
+ * is internal); the upper bits count grace periods.  The kernel starts it
+ * 300 grace periods short of wrapping (to exercise wrap handling), so the
+ * counter is taken relative to a base, in modular arithmetic, before the
+ * shift: (now >> 2) - (base >> 2) would be garbage across the wrap.
  */
 #define TT_RCU_SEQ_CTR_SHIFT	2
+static unsigned long tt_rcu_seq_base;
+
+static int tt_rcu_init(void)
+{
+	tt_rcu_seq_base = rcu_get_gp_seq() & ~((1UL << TT_RCU_SEQ_CTR_SHIFT) - 1);
+	return 0;
+}
 
 static unsigned long tt_rcu_gp_count(void)
 {
-	return rcu_get_gp_seq() >> TT_RCU_SEQ_CTR_SHIFT;
+	return (rcu_get_gp_seq() - tt_rcu_seq_base) >> TT_RCU_SEQ_CTR_SHIFT;
 }
 
 static const struct trcu_torture_ops tt_rcu_ops = {
 	.name		= "rcu",
+	.init		= tt_rcu_init,
 	.readlock	= tt_rcu_readlock,
 	.readunlock	= tt_rcu_readunlock,
 	.get_gp_count	= tt_rcu_gp_count,
@@ -135,6 +146,7 @@ static void tt_rcu_bh_readunlock(int idx)
 
 static const struct trcu_torture_ops tt_rcu_bh_ops = {
 	.name		= "rcu_bh",
+	.init		= tt_rcu_init,
 	.readlock	= tt_rcu_bh_readlock,
 	.readunlock	= tt_rcu_bh_readunlock,
 	.get_gp_count	= tt_rcu_gp_count,
@@ -255,6 +267,7 @@ static const struct trcu_torture_ops tt_busted_ops = {
 
 static const struct trcu_torture_ops tt_busted_bar_ops = {
 	.name		= "busted_bar",
+	.init		= tt_rcu_init,
 	.readlock	= tt_rcu_readlock,
 	.readunlock	= tt_rcu_readunlock,
 	.get_gp_count	= tt_rcu_gp_count,
