@@ -5,6 +5,8 @@
  *
  *   update_process_times()  kprobe    scheduler tick: QS check, work
  *   sched_switch            tracepoint context switch: QS, both flavours
+ *   __cond_resched()        kprobe    caller at preempt count 0: QS
+ *                                     (optional: registered if possible)
  *   tick_nohz_idle_enter()  kprobe    dynticks counter even
  *   tick_nohz_idle_exit()   kprobe    dynticks counter odd
  *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
@@ -112,6 +114,30 @@ static notrace void trcu_sched_switch(void *data, bool preempt,
 }
 NOKPROBE_SYMBOL(trcu_sched_switch);
 
+/*
+ * __cond_resched() pre-handler.  cond_resched() is where the kernel's own
+ * RCU notes quiescent states in non-preemptible kernels; CPU-bound kernel
+ * loops (torture readers among them) call it between critical sections
+ * but rarely context-switch.  preempt_count() 1 here means the caller ran
+ * at count 0 (the 1 is the kprobe's own), so no trcu or trcu_bh reader
+ * can be in progress: a QS for both.  Flags only, like sched_switch.
+ */
+static notrace int trcu_cond_resched_pre(struct kprobe *p, struct pt_regs *r)
+{
+	struct trcu_data *rdp;
+	int i;
+
+	if (preempt_count() != 1)
+		return 0;
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		rdp = this_cpu_ptr(trcu_states[i].rda);
+		rdp->passed_quiesc = true;
+		rdp->passed_quiesc_completed = rdp->completed;
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(trcu_cond_resched_pre);
+
 static notrace int trcu_idle_enter_pre(struct kprobe *p, struct pt_regs *r)
 {
 	trcu_idle_enter();
@@ -144,6 +170,11 @@ static struct kprobe trcu_kp_tick = {
 	.symbol_name = "update_process_times",
 	.pre_handler = trcu_tick_pre,
 };
+static struct kprobe trcu_kp_cond_resched = {
+	.symbol_name = "__cond_resched",
+	.pre_handler = trcu_cond_resched_pre,
+};
+static bool trcu_cond_resched_registered;
 static struct kprobe trcu_kp_idle_enter = {
 	.symbol_name = "tick_nohz_idle_enter",
 	.pre_handler = trcu_idle_enter_pre,
@@ -234,6 +265,9 @@ int trcu_hooks_init(void)
 	ret = trcu_register_kprobe(&trcu_kp_tick);
 	if (ret)
 		goto err_tp;
+	/* Optional: without it GPs still end, via ticks and nudges. */
+	trcu_cond_resched_registered =
+		!trcu_register_kprobe(&trcu_kp_cond_resched);
 	return 0;
 
 err_tp:
@@ -261,6 +295,8 @@ err_idle_enter:
  */
 void trcu_hooks_exit(void)
 {
+	if (trcu_cond_resched_registered)
+		unregister_kprobe(&trcu_kp_cond_resched);
 	unregister_kprobe(&trcu_kp_tick);
 	if (trcu_tp_registered) {
 		tracepoint_probe_unregister(trcu_tp_switch,
