@@ -6,6 +6,11 @@
  *
  * Usage: test_geometry EXPECTED-RCUHIER-FILE [ACTUAL-OUTPUT-FILE]
  * Prints "geometry: N cases ok" and exits 0, or lists failures and exits 1.
+ *
+ *        test_geometry --layout NR_CPUS FANOUT FANOUT_LEAF EXACT
+ * prints the node lines rcuhier shows for that shape with the
+ * "qsmask/qsmaskinit " fields left out, to check a guest's rcuhier against
+ * (strip those fields from it with sed -E 's/[0-9a-f]+\/[0-9a-f]+ //g').
  */
 #include <errno.h>
 #include <stdio.h>
@@ -359,6 +364,33 @@ static void check_rcuhier(const char *expected, const char *actual)
 	}
 }
 
+/* --layout: print one shape's rcuhier node lines without the masks. */
+static int print_layout(int argc, char **argv)
+{
+	char buf[TRCU_GEOM_FMT_NODE_MAX];
+	struct trcu_geom_node n;
+	struct trcu_geom g;
+	int lvl, i;
+
+	if (argc != 6 ||
+	    trcu_geom_init(&g, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+			   atoi(argv[5]))) {
+		fprintf(stderr, "usage: %s --layout NR_CPUS FANOUT FANOUT_LEAF EXACT (a valid shape)\n",
+			argv[0]);
+		return 2;
+	}
+	for (lvl = 0; lvl < g.levels; lvl++) {
+		for (i = 0; i < g.level_cnt[lvl]; i++) {
+			trcu_geom_node(&g, g.level_first[lvl] + i, &n);
+			trcu_geom_fmt_node(buf, sizeof(buf), 0, 0, n.grplo,
+					   n.grphi, n.grpnum);
+			fputs(buf + strlen("0/0 "), stdout);
+		}
+		putchar('\n');
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const int leaf_fanouts[] = { 2, 3, 4, 5, 16, 33, 64 };
@@ -366,6 +398,8 @@ int main(int argc, char **argv)
 	static const int bad_fanouts[] = { 0, 1, 65, -1 };
 	int n, f, ex, i, j;
 
+	if (argc > 1 && !strcmp(argv[1], "--layout"))
+		return print_layout(argc, argv);
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s EXPECTED [ACTUAL]\n", argv[0]);
 		return 2;
