@@ -112,6 +112,7 @@ static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;
+static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 
 /* kthreads, stopped in creation order */
 #define TT_MAX_THREADS	512
@@ -124,6 +125,7 @@ static DEFINE_MUTEX(tt_end_mutex);
 
 struct tt_reader {
 	struct timer_list timer;	/* irqreader: timer-context reads */
+	bool pausing;			/* kthread sleeping: timer re-arms itself */
 	struct rnd_state rnd;		/* the kthread's */
 	struct rnd_state trnd;		/* the timer's */
 };
@@ -361,10 +363,21 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 	u32 r = prandom_u32_state(rnd);
 
 	if (ctx == TT_CTX_NMI) {
-		/* Long enough that a grace period could end under it. */
-		udelay(100 + r % 1900);
+		/*
+		 * Long enough that a grace period could end under it, short
+		 * enough not to upset the NMI-duration check much.
+		 */
+		udelay(50 + r % 450);
 		if (!(r & 0xf0000))
-			mdelay(5);
+			mdelay(2);
+		return;
+	}
+	if (ctx == TT_CTX_TIMER && !(r & 0xf00)) {
+		/*
+		 * A timer reader on a dynticks-idle CPU is the case where
+		 * the engine must notice the interrupt: give it a window.
+		 */
+		udelay(500 + r % 1500);
 		return;
 	}
 	if (ctx == TT_CTX_THREAD && !(r % (tt_nreaders * 20000))) {
@@ -420,6 +433,33 @@ static void tt_reader_timer(struct timer_list *t)
 
 	tt_read_one(&r->trnd, TT_CTX_TIMER);
 	atomic_long_inc(&tt_ntimers);
+	if (is_idle_task(current))
+		atomic_long_inc(&tt_ntimers_idle);
+	/*
+	 * While the reader kthread pauses, its CPU may be dynticks-idle:
+	 * keep reading from interrupts there (the timer is pinned).
+	 */
+	if (READ_ONCE(r->pausing))
+		mod_timer(&r->timer, jiffies + 1 + prandom_u32_state(&r->trnd) % 3);
+}
+
+/*
+ * Without hotplug, readers are bound one per CPU, skipping CPU 0 where
+ * possible: a pausing reader then really leaves its CPU idle, so timer
+ * and NMI readers get to interrupt dynticks-idle CPUs.  With hotplug they
+ * float (a bound kthread would lose its CPU).
+ */
+static int tt_reader_cpu(int i)
+{
+	int n = num_online_cpus(), cpu, k;
+
+	if (onoff_interval || n < 2)
+		return -1;
+	k = 1 + i % (n - 1);
+	for_each_online_cpu(cpu)
+		if (!k--)
+			return cpu;
+	return -1;
 }
 
 static int tt_reader(void *arg)
@@ -436,12 +476,16 @@ static int tt_reader(void *arg)
 		 * second, so CPUs can enter dynticks-idle with readers around.
 		 */
 		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
+			WRITE_ONCE(r->pausing, true);
 			tt_sleep(5 + prandom_u32_state(&r->rnd) % 20);
+			WRITE_ONCE(r->pausing, false);
 			next_pause = jiffies + HZ / 2 + prandom_u32_state(&r->rnd) % HZ;
 		}
 		tt_stutter_wait();
 		cond_resched();
 	}
+	/* pausing is false: after this no callback re-arms the timer. */
+	del_timer_sync(&r->timer);
 	del_timer_sync(&r->timer);
 	return 0;
 }
@@ -497,6 +541,10 @@ static void tt_stats_print(void)
 	for (i = 0; i <= TT_PIPE_LEN; i++)
 		pipe[i] = atomic_read(&tt_wcount[i]);
 	tt_hist_line(buf, 512, "Free-Block Circulation", pipe, false);
+	if (irqreader)
+		tt_out("irqreader: timer reads %ld, on an idle CPU %ld\n",
+		       atomic_long_read(&tt_ntimers),
+		       atomic_long_read(&tt_ntimers_idle));
 	tt_stress_stats(buf, 512);
 	kfree(buf);
 }
@@ -701,9 +749,9 @@ static int __init trcutorture_init(void)
 
 		tt_rnd_init(&r->rnd);
 		tt_rnd_init(&r->trnd);
-		timer_setup(&r->timer, tt_reader_timer, 0);
+		timer_setup(&r->timer, tt_reader_timer, TIMER_PINNED);
 		snprintf(name, sizeof(name), "tt_reader/%d", i);
-		err = tt_spawn(tt_reader, r, name, -1);
+		err = tt_spawn(tt_reader, r, name, tt_reader_cpu(i));
 	}
 	if (!err && stat_interval)
 		err = tt_spawn(tt_stats, NULL, "tt_stats", -1);
