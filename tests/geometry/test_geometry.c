@@ -233,7 +233,8 @@ static void check_nodes(const struct trcu_geom *g, int all_cpus)
 		FAIL(g, "out-of-range lookup accepted");
 }
 
-static void check_one(int n, int f, int fl, int exact, int all_cpus)
+/* @depth 0: levels only; 1: and every node; 2: and every CPU's lookup. */
+static void check_one(int n, int f, int fl, int exact, int depth)
 {
 	struct trcu_geom g;
 	unsigned long before = failures;
@@ -248,8 +249,8 @@ static void check_one(int n, int f, int fl, int exact, int all_cpus)
 		return;
 	}
 	check_levels(&g, n, f, fl ? fl : f, exact);
-	if (failures == before)
-		check_nodes(&g, all_cpus);
+	if (failures == before && depth)
+		check_nodes(&g, depth > 1);
 }
 
 static void check_bad(int n, int f, int fl, int exact)
@@ -406,17 +407,23 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * All shapes.  Looking up every CPU of every shape would take
-	 * minutes, so that is done for up to 512 CPUs, the top 64 and
-	 * every 37th count; the others check each leaf's two ends, which
-	 * with the contiguity checks covers every CPU too.
+	 * All shapes get the level checks.  Walking every node of every
+	 * shape would take about 20 s of CPU on this 2-core machine shared
+	 * with guests, so nodes are walked for up to 2048 CPUs, for every
+	 * third count above, and where the count is at or just past a
+	 * multiple of the fanout (where leaves fill up or a new one starts);
+	 * every CPU is looked up for up to 512 CPUs, the top 64 counts and
+	 * every 37th.  Node walks check each leaf's two ends, which with
+	 * the contiguity checks covers every CPU too.
 	 */
 	for (ex = 0; ex <= 1; ex++)
 		for (f = 2; f <= TRCU_GEOM_MAX_FANOUT; f++)
 			for (n = 1; n <= TRCU_GEOM_MAX_CPUS; n++)
 				check_one(n, f, 0, ex,
 					  n <= 512 || n % 37 == 0 ||
-					  n > TRCU_GEOM_MAX_CPUS - 64);
+					  n > TRCU_GEOM_MAX_CPUS - 64 ? 2 :
+					  n <= 2048 || n % 3 == 0 ||
+					  n % f <= 1 ? 1 : 0);
 
 	/* fanout_leaf != fanout, every CPU looked up. */
 	for (ex = 0; ex <= 1; ex++)
