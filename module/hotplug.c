@@ -45,15 +45,19 @@ static int trcu_cpu_prepare(unsigned int cpu)
 static void trcu_mutant_run_dead_cbs(struct trcu_data *dead)
 {
 	struct rcu_head *list = dead->nxtlist, *next;
+	long n = 0;
 
 	trcu_init_cblist(dead);
 	WRITE_ONCE(dead->qlen, 0);
 	local_bh_disable();
-	for (; list; list = next) {
+	for (; list; list = next, n++) {
 		next = list->next;
 		list->func(list);
 	}
 	local_bh_enable();
+	if (n)
+		pr_info("mutant offline_cbs: CPU %d: %ld callbacks run early\n",
+			dead->cpu, n);
 }
 #endif
 
