@@ -37,6 +37,7 @@ static unsigned long tt_trcu_gp_count(void)
 
 static const struct trcu_torture_ops tt_trcu_ops = {
 	.name		= "trcu",
+	.gp_count_strict = true,
 	.readlock	= tt_trcu_readlock,
 	.readunlock	= tt_trcu_readunlock,
 	.get_gp_count	= tt_trcu_gp_count,
@@ -65,6 +66,7 @@ static unsigned long tt_trcu_bh_gp_count(void)
 
 static const struct trcu_torture_ops tt_trcu_bh_ops = {
 	.name		= "trcu_bh",
+	.gp_count_strict = true,
 	.readlock	= tt_trcu_bh_readlock,
 	.readunlock	= tt_trcu_bh_readunlock,
 	.get_gp_count	= tt_trcu_bh_gp_count,

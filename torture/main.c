@@ -98,6 +98,7 @@ struct tt_elem {
 	int pipe;			/* grace periods since removal (+1) */
 	int mbtest;			/* 1 while allocated, 0 once freed */
 	unsigned long ver;		/* version it was published as */
+	unsigned long cb_gp;		/* tt_cb_snap() when last posted */
 };
 
 static struct tt_elem tt_pool[TT_NELEMS];
@@ -112,6 +113,7 @@ static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;
+static atomic_t tt_early_cbs;			/* callbacks run before any GP end */
 static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 
 /* kthreads, stopped in creation order */
@@ -126,6 +128,7 @@ static DEFINE_MUTEX(tt_end_mutex);
 struct tt_reader {
 	struct timer_list timer;	/* irqreader: timer-context reads */
 	bool pausing;			/* kthread sleeping: timer re-arms itself */
+	bool long_done;			/* this pause's long idle read is done */
 	struct rnd_state rnd;		/* the kthread's */
 	struct rnd_state trnd;		/* the timer's */
 };
@@ -156,6 +159,24 @@ void tt_stutter_wait(void)
 unsigned long tt_gps(void)
 {
 	return tt_ops->get_gp_count() - tt_gp_start;
+}
+
+/* Taken just before posting a callback, checked when it is invoked. */
+unsigned long tt_cb_snap(void)
+{
+	return tt_ops->get_gp_count();
+}
+
+/*
+ * A callback invoked while the completed-GP count has not moved since it
+ * was posted ran before its grace period ended (e.g. a dead CPU's
+ * callbacks run at once).  Exact only where the flavour says so.
+ */
+void tt_cb_check(unsigned long snap)
+{
+	if (tt_ops->gp_count_strict &&
+	    (long)(tt_ops->get_gp_count() - snap) <= 0)
+		atomic_inc(&tt_early_cbs);
 }
 
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu)
@@ -247,10 +268,12 @@ static void tt_pipe_cb(struct rcu_head *rh)
 {
 	struct tt_elem *p = container_of(rh, struct tt_elem, rh);
 
+	tt_cb_check(p->cb_gp);
 	if (tt_pipe_update_one(p)) {
 		tt_free(p);
 		atomic_dec(&tt_cbs_inflight);
 	} else {
+		p->cb_gp = tt_cb_snap();
 		tt_ops->call(&p->rh, tt_pipe_cb);
 	}
 }
@@ -303,6 +326,7 @@ static int tt_writer(void *arg)
 		tt_pipe_update_one(old);
 		if (prandom_u32_state(&rnd) & 1) {
 			atomic_inc(&tt_cbs_inflight);
+			old->cb_gp = tt_cb_snap();
 			tt_ops->call(&old->rh, tt_pipe_cb);
 		} else {
 			list_add(&old->node, &tt_removed);
@@ -372,6 +396,17 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 			mdelay(2);
 		return;
 	}
+	if (ctx == TT_CTX_TIMER_IDLE) {
+		/*
+		 * An interrupt on a dynticks-idle CPU: the engine must notice
+		 * it or let a grace period end under us.  Outlast a few
+		 * force_quiescent_state() scans and a grace period or two.
+		 * At most once per reader pause, or the CPU would never
+		 * leave its timer softirq.
+		 */
+		mdelay(10 + r % 40);
+		return;
+	}
 	if (ctx == TT_CTX_TIMER && !(r & 0xf00)) {
 		/*
 		 * A timer reader on a dynticks-idle CPU is the case where
@@ -430,11 +465,17 @@ void tt_read_one(struct rnd_state *rnd, int ctx)
 static void tt_reader_timer(struct timer_list *t)
 {
 	struct tt_reader *r = from_timer(r, t, timer);
+	int ctx = TT_CTX_TIMER;
 
-	tt_read_one(&r->trnd, TT_CTX_TIMER);
-	atomic_long_inc(&tt_ntimers);
-	if (is_idle_task(current))
+	if (is_idle_task(current)) {
 		atomic_long_inc(&tt_ntimers_idle);
+		if (READ_ONCE(r->pausing) && !r->long_done) {
+			r->long_done = true;
+			ctx = TT_CTX_TIMER_IDLE;
+		}
+	}
+	tt_read_one(&r->trnd, ctx);
+	atomic_long_inc(&tt_ntimers);
 	/*
 	 * While the reader kthread pauses, its CPU may be dynticks-idle:
 	 * keep reading from interrupts there (the timer is pinned).
@@ -476,6 +517,7 @@ static int tt_reader(void *arg)
 		 * second, so CPUs can enter dynticks-idle with readers around.
 		 */
 		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
+			r->long_done = false;
 			WRITE_ONCE(r->pausing, true);
 			tt_sleep(5 + prandom_u32_state(&r->rnd) % 20);
 			WRITE_ONCE(r->pausing, false);
@@ -535,6 +577,9 @@ static void tt_stats_print(void)
 	       tt_gps());
 	if (bad || atomic_read(&tt_mberror) || READ_ONCE(tt_barrier_errors))
 		atomic_inc(&tt_errors);
+	if (atomic_read(&tt_early_cbs))
+		tt_fail("%d callbacks invoked before the completed-GP count moved\n",
+			atomic_read(&tt_early_cbs));
 	tt_hist_line(buf, 512, "Reader Pipe", pipe,
 		     bad || atomic_read(&tt_mberror));
 	tt_hist_line(buf, 512, "Reader Batch", batch, false);

@@ -52,6 +52,7 @@ static int tt_stutter(void *arg)
  */
 struct tt_bar_worker {
 	struct rcu_head rh;
+	unsigned long cb_gp;		/* tt_cb_snap() at posting */
 	bool pending;			/* posted, not yet invoked */
 	unsigned long round;		/* last round posted for */
 };
@@ -67,6 +68,7 @@ static void tt_bar_cb(struct rcu_head *rh)
 {
 	struct tt_bar_worker *w = container_of(rh, struct tt_bar_worker, rh);
 
+	tt_cb_check(w->cb_gp);
 	atomic_inc(&tt_bar_invoked);
 	smp_store_release(&w->pending, false); /* pairs with the worker's acquire */
 }
@@ -92,6 +94,7 @@ static int tt_bar_worker_fn(void *arg)
 		if (tt_should_stop())
 			break;
 		WRITE_ONCE(w->pending, true);
+		w->cb_gp = tt_cb_snap();
 		tt_ops->call(&w->rh, tt_bar_cb);
 		if (atomic_dec_and_test(&tt_bar_posting))
 			wake_up(&tt_bar_done_wq);
@@ -146,6 +149,7 @@ static int tt_bar_coordinator(void *arg)
 
 struct tt_fwd_cb {
 	struct rcu_head rh;
+	unsigned long cb_gp;		/* tt_cb_snap() at posting */
 	struct llist_node node;
 };
 
@@ -156,6 +160,7 @@ static void tt_fwd_cb_fn(struct rcu_head *rh)
 {
 	struct tt_fwd_cb *cb = container_of(rh, struct tt_fwd_cb, rh);
 
+	tt_cb_check(cb->cb_gp);
 	atomic_long_inc(&tt_fwd_invoked);
 	llist_add(&cb->node, &tt_fwd_free);
 }
@@ -191,6 +196,7 @@ static void tt_fwd_flood(void)
 				continue;
 			}
 		}
+		cb->cb_gp = tt_cb_snap();
 		tt_ops->call(&cb->rh, tt_fwd_cb_fn);
 		posted++;
 		out = posted - atomic_long_read(&tt_fwd_invoked);

@@ -37,6 +37,13 @@ struct trcu_torture_ops {
 	void (*cb_barrier)(void);		/* wait for all callbacks queued so far */
 	bool sleepable_readers;		/* readers may block (SRCU) */
 	bool selftest;			/* deliberately broken: must FAIL */
+	/*
+	 * get_gp_count() is updated before any callback of that grace
+	 * period can run, so a callback must see it past its value at
+	 * call time.  Not so for the kernel's RCU (rcu_state.gp_seq is
+	 * ended after the rcu_node ones) nor SRCU (a flip count).
+	 */
+	bool gp_count_strict;
 };
 
 /*
@@ -84,11 +91,14 @@ void tt_stutter_wait(void);
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu);
 void tt_read_one(struct rnd_state *rnd, int ctx);
 unsigned long tt_gps(void);
+unsigned long tt_cb_snap(void);
+void tt_cb_check(unsigned long snap);
 
 /* Contexts a read-side critical section can run in (tt_read_one ctx). */
 #define TT_CTX_THREAD	0
 #define TT_CTX_TIMER	1
 #define TT_CTX_NMI	2
+#define TT_CTX_TIMER_IDLE 3	/* timer on an idle CPU, long read allowed */
 
 /* stress.c */
 int tt_stress_start(void);
