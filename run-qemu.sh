@@ -43,6 +43,9 @@ die() {
 	exit 2
 }
 
+# Everything runs inside main(), so bash has read the whole file before it
+# starts: editing this script while a run is in progress cannot break that run.
+main() {
 SCENARIOS=()
 OPT_DURATION=
 OPT_SMP=
@@ -315,3 +318,7 @@ echo
 cat "$RESULTS/summary.txt"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
+}
+
+main "$@"
+exit "$?"

@@ -12,6 +12,9 @@ set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
+# Everything runs inside main(), so bash has read the whole file before it
+# starts: editing this script while a run is in progress cannot break that run.
+main() {
 CHECK_DURATION=${CHECK_DURATION:-30}
 ONLY_MUTANTS=0
 [ "${1:-}" = --mutants ] && ONLY_MUTANTS=1
@@ -151,3 +154,7 @@ done
 echo
 cat "$R/summary.txt"
 [ "$fail" -eq 0 ]
+}
+
+main "$@"
+exit "$?"

@@ -103,7 +103,10 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
 
     ends = mark_lines('END ')
     if not ends:
-        r = 'hang: no end marker'
+        if panic:
+            r = 'guest died: no end marker after a kernel panic'
+        else:
+            r = 'hang: no end marker'
         if killed:
             r += ' (%s)' % killed
         reasons.append(r)
