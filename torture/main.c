@@ -128,7 +128,6 @@ static DEFINE_MUTEX(tt_end_mutex);
 struct tt_reader {
 	struct timer_list timer;	/* irqreader: timer-context reads */
 	bool pausing;			/* kthread sleeping: timer re-arms itself */
-	bool long_done;			/* this pause's long idle read is done */
 	struct rnd_state rnd;		/* the kthread's */
 	struct rnd_state trnd;		/* the timer's */
 };
@@ -401,10 +400,10 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 		 * An interrupt on a dynticks-idle CPU: the engine must notice
 		 * it or let a grace period end under us.  Outlast a few
 		 * force_quiescent_state() scans and a grace period or two.
-		 * At most once per reader pause, or the CPU would never
-		 * leave its timer softirq.
+		 * The timer then re-arms 40 ms later, or the CPU would
+		 * never leave its timer softirq.
 		 */
-		mdelay(10 + r % 40);
+		mdelay(100 + r % 150);
 		return;
 	}
 	if (ctx == TT_CTX_TIMER && !(r & 0xf00)) {
@@ -469,10 +468,8 @@ static void tt_reader_timer(struct timer_list *t)
 
 	if (is_idle_task(current)) {
 		atomic_long_inc(&tt_ntimers_idle);
-		if (READ_ONCE(r->pausing) && !r->long_done) {
-			r->long_done = true;
+		if (READ_ONCE(r->pausing))
 			ctx = TT_CTX_TIMER_IDLE;
-		}
 	}
 	tt_read_one(&r->trnd, ctx);
 	atomic_long_inc(&tt_ntimers);
@@ -481,7 +478,8 @@ static void tt_reader_timer(struct timer_list *t)
 	 * keep reading from interrupts there (the timer is pinned).
 	 */
 	if (READ_ONCE(r->pausing))
-		mod_timer(&r->timer, jiffies + 1 + prandom_u32_state(&r->trnd) % 3);
+		mod_timer(&r->timer, jiffies + (ctx == TT_CTX_TIMER_IDLE ? HZ / 25 :
+				     1 + prandom_u32_state(&r->trnd) % 3));
 }
 
 /*
@@ -517,9 +515,8 @@ static int tt_reader(void *arg)
 		 * second, so CPUs can enter dynticks-idle with readers around.
 		 */
 		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
-			r->long_done = false;
 			WRITE_ONCE(r->pausing, true);
-			tt_sleep(5 + prandom_u32_state(&r->rnd) % 20);
+			tt_sleep(10 + prandom_u32_state(&r->rnd) % 40);
 			WRITE_ONCE(r->pausing, false);
 			next_pause = jiffies + HZ / 2 + prandom_u32_state(&r->rnd) % HZ;
 		}
