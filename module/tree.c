@@ -136,6 +136,7 @@ void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp)
  */
 void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			unsigned long mask, long gpnum, unsigned long flags)
+	__releases(rnp->lock)
 {
 	for (;;) {
 		if (!(rnp->qsmask & mask) || rnp->gpnum != gpnum ||

@@ -243,7 +243,8 @@ void trcu_gp_kthread_stop(struct trcu_state *rsp);
 void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
-			unsigned long mask, long gpnum, unsigned long flags);
+			unsigned long mask, long gpnum, unsigned long flags)
+	__releases(rnp->lock);
 void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 		     long gpnum);
 void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
