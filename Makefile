@@ -72,7 +72,7 @@ check:
 	@'$(TOP)/scripts/check.sh'
 
 mutants:
-	@'$(TOP)/scripts/mutants.sh'
+	@'$(TOP)/scripts/check.sh' --mutants
 
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi

@@ -43,8 +43,9 @@ die() {
 	exit 2
 }
 
-# Everything runs inside main(), so bash has read the whole file before it
-# starts: editing this script while a run is in progress cannot break that run.
+# Everything runs inside main(), called on the file's last line, so bash has
+# read the whole file before it starts: editing this script while a run is in
+# progress cannot break that run.
 main() {
 SCENARIOS=()
 OPT_DURATION=
@@ -320,5 +321,5 @@ echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
 }
 
-main "$@"
-exit "$?"
+# One line: bash has read it completely before main runs.
+main "$@"; exit "$?"

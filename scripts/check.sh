@@ -12,8 +12,9 @@ set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
-# Everything runs inside main(), so bash has read the whole file before it
-# starts: editing this script while a run is in progress cannot break that run.
+# Everything runs inside main(), called on the file's last line, so bash has
+# read the whole file before it starts: editing this script while a run is in
+# progress cannot break that run.
 main() {
 CHECK_DURATION=${CHECK_DURATION:-30}
 ONLY_MUTANTS=0
@@ -97,6 +98,10 @@ if [ "$ONLY_MUTANTS" -eq 0 ]; then
 		grep -iE 'warning:|error' "$log" | head -n 10
 		result "build W=1" FAIL "exit $brc, $warns warnings, see $log"
 	fi
+	# The scenarios run a snapshot of these modules, so that a rebuild in the
+	# tree during the check cannot change them half-way.
+	mkdir -p "$R/modules"
+	cp module/trcu.ko torture/*.ko "$R/modules/" 2>/dev/null
 fi
 
 # row_of FILE: the RESULT fields of a verdict.txt, one per line.
@@ -109,8 +114,8 @@ for line in "${SCENS[@]}"; do
 	read -r scn dur _ <<<"$line"
 	dur=${dur:-$CHECK_DURATION}
 	n=$((n + 1))
-	./run-qemu.sh --no-deps --no-build --quiet --scenario "$scn" --duration "$dur" \
-		--results "$R" >"$R/logs/$scn.log" 2>&1
+	./run-qemu.sh --no-deps --quiet --scenario "$scn" --duration "$dur" \
+		--modules-dir "$R/modules" --results "$R" >"$R/logs/$scn.log" 2>&1
 	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/$scn/verdict.txt")
 	# run-qemu.sh appended its own row; replace it by ours (same fields).
 	sed -i "/^$scn\t/d" "$ROWS"
@@ -156,5 +161,5 @@ cat "$R/summary.txt"
 [ "$fail" -eq 0 ]
 }
 
-main "$@"
-exit "$?"
+# One line: bash has read it completely before main runs.
+main "$@"; exit "$?"

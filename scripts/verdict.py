@@ -27,6 +27,7 @@ END_RE = re.compile(r'-torture:--- End of test: (SUCCESS|FAILURE)')
 STALL_INJECT_RE = re.compile(r'-torture: stall_cpu: stalling CPU (\d+) for (\d+) s')
 TRCU_STALL_RE = re.compile(r'trcu: INFO: (trcu|trcu_bh) (self-)?detected stall on CPU (\d+)')
 # The kernel's own RCU stall warnings, hung tasks.
+TRCU_ANY_STALL_RE = re.compile(r'trcu: INFO: .*stall')
 KERNEL_STALL_RE = re.compile(r'rcu: INFO: .*stall|self-detected stall|detected stalls on CPU|'
                              r'blocked for more than \d+ seconds')
 BAD_PATTERNS = [
@@ -107,6 +108,7 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
             r = 'guest died: no end marker after a kernel panic'
         else:
             r = 'hang: no end marker'
+        r += ' (last step: %s)' % marks[-1]
         if killed:
             r += ' (%s)' % killed
         reasons.append(r)
@@ -212,8 +214,13 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
     else:
         for _, l in trcu_stalls[:1]:
             reasons.append('unexpected stall: %s' % short(l))
+    # Other trcu stall reports (e.g. about the hierarchy, not a CPU) are never expected.
     for l in lines:
-        if KERNEL_STALL_RE.search(l) and not TRCU_STALL_RE.search(l):
+        if TRCU_ANY_STALL_RE.search(l) and not TRCU_STALL_RE.search(l):
+            reasons.append('unexpected stall: %s' % short(l))
+            break
+    for l in lines:
+        if KERNEL_STALL_RE.search(l) and 'trcu: INFO' not in l:
             reasons.append('kernel stall warning: %s' % short(l))
             break
 
