@@ -247,7 +247,7 @@ static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
 	if (unlikely(rdp->qlen > trcu_qhimark)) {
 		/* Flooded: lift the batch limit and push the GP along. */
 		rdp->blimit = LONG_MAX;
-		if (!test_and_set_bit(0, &rsp->gp_flags))
+		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
 			wake_up(&rsp->gp_wq);
 	}
 	trcu_accelerate_cbs(rsp, rdp);

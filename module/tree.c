@@ -416,10 +416,10 @@ static int trcu_gp_kthread(void *arg)
 				j = 1;
 			wait_event_idle_timeout(rsp->gp_wq,
 				trcu_gp_done(rsp) || kthread_should_stop() ||
-				test_bit(0, &rsp->gp_flags), j);
+				test_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags), j);
 			if (trcu_gp_done(rsp) || kthread_should_stop())
 				break;
-			if (test_and_clear_bit(0, &rsp->gp_flags) ||
+			if (test_and_clear_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags) ||
 			    time_after_eq(jiffies, rsp->jiffies_force_qs)) {
 				trcu_force_quiescent_state(rsp);
 				rsp->jiffies_force_qs = jiffies +

@@ -158,7 +158,7 @@ struct trcu_data {
 #define TRCU_FORCE_QS		1	/* Phase 2: compare, credit, nudge. */
 
 /* Bits in ->gp_flags, requests to the GP kthread. */
-#define TRCU_GP_FLAG_FQS	0x1	/* Force QS now (qlen > qhimark). */
+#define TRCU_GP_FLAG_FQS	0	/* Bit: force QS now (qlen > qhimark). */
 
 /* Per-flavour global state. */
 struct trcu_state {
