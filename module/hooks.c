@@ -42,6 +42,14 @@ static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
 	struct trcu_node *rnp = rdp->mynode;
 
 	if (qs) {
+		/*
+		 * A quiescent tick that finds a new GP in the leaf notices
+		 * it first, so the QS counts for it: otherwise the tasklet
+		 * would notice the GP, drop this QS, and the CPU would need
+		 * another tick.  Takes the leaf lock once per GP per CPU.
+		 */
+		if (READ_ONCE(rnp->gpnum) != rdp->gpnum)
+			trcu_note_gp_changes(rsp, rdp);
 		rdp->passed_quiesc = true;
 		rdp->passed_quiesc_completed = rdp->completed;
 	}

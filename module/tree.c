@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/rcupdate_wait.h>
+#include <linux/kprobes.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -100,9 +101,11 @@ void trcu_tree_free(struct trcu_state *rsp)
  * for us) and any QS seen so far belongs to an older GP, so it is dropped.
  * Reading the leaf rather than the root means a CPU only ever "sees" a
  * GP whose leaf bits are already initialized.
- * Caller: this CPU, irqs disabled, no trcu locks held.
+ * Caller: this CPU, irqs disabled, no trcu locks held (tasklet, or the
+ * tick probe on a quiescent tick).
  */
-void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp)
+notrace void trcu_note_gp_changes(struct trcu_state *rsp,
+				  struct trcu_data *rdp)
 {
 	struct trcu_node *rnp = rdp->mynode;
 
@@ -126,6 +129,7 @@ void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp)
 	}
 	raw_spin_unlock(&rnp->lock);
 }
+NOKPROBE_SYMBOL(trcu_note_gp_changes);
 
 /*
  * Clear @mask in @rnp->qsmask for grace period @gpnum and walk up the
