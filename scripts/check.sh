@@ -68,7 +68,7 @@ for u in "${UNIT[@]}"; do
 	geometry) cmd=(make -C tests/geometry check) ;;
 	esac
 	if "${cmd[@]}" >"$log" 2>&1; then
-		result "unit:$u" PASS "$(tail -n 1 "$log")"
+		result "unit:$u" PASS "$(grep -v '^make' "$log" | tail -n 1)"
 	else
 		grep -E '^FAIL|[Ee]rror|FAIL' "$log" | head -n 5
 		result "unit:$u" FAIL "see $log"
