@@ -160,6 +160,12 @@ find_ko() {
 }
 TRCU_KO=$(find_ko trcu.ko) || { echo "run-qemu: trcu.ko not found under $MOD_SRC" >&2; exit 1; }
 TORTURE_KO=$(find_ko trcutorture.ko) || { echo "run-qemu: trcutorture.ko not found under $MOD_SRC" >&2; exit 1; }
+# Every other module beside trcutorture.ko (test and measurement modules)
+# goes into the guest's /lib/modules too, for script scenarios.
+EXTRA_KOS=()
+for f in "$(dirname "$TORTURE_KO")"/*.ko; do
+	[ -f "$f" ] && [ "$f" != "$TORTURE_KO" ] && [ "$f" != "$TRCU_KO" ] && EXTRA_KOS+=("$f")
+done
 
 [ -n "$RESULTS" ] || RESULTS=$TOP/results/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RESULTS" || exit 1
@@ -204,7 +210,7 @@ run_one() {
 	local name=$1 idx=$2 total=$3
 	local dir=$RESULTS/$name
 	local SMP=1 MAXCPUS='' BOOT_ARGS='' TRCU_ARGS='' TORTURE_ARGS='' DURATION=30
-	local EXPECT_STALL=0 NO_TRCU=0 GUEST_CMD='' GUEST_POST_CMD=''
+	local EXPECT_STALL=0 NO_TRCU=0 GUEST_CMD='' GUEST_POST_CMD='' SCRIPT=''
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	# shellcheck disable=SC1090  # scenario files are data in shell syntax
@@ -223,10 +229,18 @@ run_one() {
 		echo "NO_TRCU=$(shq "$NO_TRCU")"
 		echo "GUEST_CMD=$(shq "$GUEST_CMD")"
 		echo "GUEST_POST_CMD=$(shq "$GUEST_POST_CMD")"
+		echo "SCRIPT=$(shq "$SCRIPT")"
+		echo "SMP=$(shq "$SMP")"
 	} >"$dir/scenario.env"
+	if [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then
+		echo "VERDICT $name: FAIL: harness: no guest/tests/$SCRIPT.sh" | tee "$dir/verdict.txt"
+		printf '%s\tFAIL\t-\t-\t-\t0\tharness: no guest/tests/%s.sh\n' "$name" "$SCRIPT" >>"$RESULTS/summary.rows"
+		return 1
+	fi
 
 	local initrd=$dir/initramfs.cpio.gz
-	if ! "$TOP/guest/mkinitramfs.sh" "$initrd" "$TRCU_KO" "$TORTURE_KO" "$dir/scenario.env" >"$dir/mkinitramfs.log" 2>&1; then
+	if ! "$TOP/guest/mkinitramfs.sh" "$initrd" "$TRCU_KO" "$TORTURE_KO" "$dir/scenario.env" \
+		"${EXTRA_KOS[@]}" >"$dir/mkinitramfs.log" 2>&1; then
 		cat "$dir/mkinitramfs.log" >&2
 		echo "VERDICT $name: FAIL: harness: initramfs build failed" | tee "$dir/verdict.txt"
 		printf '%s\tFAIL\t-\t-\t-\t0\tharness: initramfs build failed\n' "$name" >>"$RESULTS/summary.rows"
@@ -293,6 +307,7 @@ run_one() {
 
 	local -a vargs=(--scenario "$name" --console "$console" --markers "$markers"
 		--expect-stall "$EXPECT_STALL" --trcu-args "$TRCU_ARGS" --wall "$wall")
+	[ -n "$SCRIPT" ] && vargs+=(--script "$SCRIPT")
 	[ -n "$killed" ] && vargs+=(--killed "$killed")
 	python3 "$TOP/scripts/verdict.py" "${vargs[@]}" >"$dir/verdict.txt"
 	local rc=$?

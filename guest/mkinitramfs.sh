@@ -4,7 +4,8 @@
 # Build the guest initramfs:
 #   guest/mkinitramfs.sh OUT.cpio.gz TRCU_KO TORTURE_KO SCENARIO_ENV [EXTRA_KO...]
 # It holds busybox (static), guest/init as /init, the modules in
-# /lib/modules/ and the scenario's parameters as /scenario.env.
+# /lib/modules/, guest/tests/*.sh in /tests/ and the scenario's parameters
+# as /scenario.env.
 set -u
 
 if [ "$#" -lt 4 ]; then
@@ -48,6 +49,11 @@ for ko in "$@"; do
 	cp "$ko" "$stage/lib/modules/"
 done
 cp "$env_file" "$stage/scenario.env"
+# Script scenarios (SCRIPT=name runs /tests/name.sh) and their library.
+if [ -d "$here/tests" ]; then
+	mkdir -p "$stage/tests"
+	cp "$here"/tests/*.sh "$stage/tests/" 2>/dev/null
+fi
 
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet --owner=0:0) |

@@ -62,7 +62,43 @@ def trcu_param(args, name, default):
     return val
 
 
-def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
+def expected_bad(lines):
+    """Indexes of console lines between EXPECT-BAD begin/end markers (a script
+    provoking a warning on purpose).  An unterminated region runs to the end."""
+    out = set()
+    inside = False
+    for i, l in enumerate(lines):
+        if 'TRCU-MARK: EXPECT-BAD begin' in l:
+            inside = True
+        elif 'TRCU-MARK: EXPECT-BAD end' in l:
+            inside = False
+        elif inside:
+            out.add(i)
+    return out
+
+
+def judge_script(marks, script, reasons, fields):
+    """Script scenario: every TEST marker passed, at least one, script rc 0."""
+    tests = [m for m in marks if m.startswith('TEST ')]
+    failed = [m for m in tests if re.match(r'TEST \S+ FAIL', m)]
+    passed = [m for m in tests if re.match(r'TEST \S+ PASS', m)]
+    fields['gps'] = len(passed)
+    for m in failed[:3]:
+        reasons.append('check failed: %s' % m[len('TEST '):][:MAX_LINE])
+    if len(failed) > 3:
+        reasons.append('(+%d more failed checks)' % (len(failed) - 3))
+    rcs = [m for m in marks if m.startswith('SCRIPT ')]
+    if not rcs:
+        reasons.append('script %s did not finish' % script)
+    else:
+        mm = re.search(r'rc=(\d+)', rcs[-1])
+        if not mm or mm.group(1) != '0':
+            reasons.append('script %s exited with %s' % (script, mm.group(1) if mm else '?'))
+        if not tests:
+            reasons.append('script %s reported no checks' % script)
+
+
+def judge(console, markers, expect_stall=False, trcu_args='', killed=None, script=None):
     """Return (reasons, fields).  An empty reason list means PASS."""
     reasons = []
     fields = {'gps': None, 'seconds': None}
@@ -123,8 +159,11 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
         if mm and mm.group(2) != '0':
             reasons.append('%s failed (rc %s)' % (mm.group(1), mm.group(2)))
 
+    if script:
+        judge_script(marks, script, reasons, fields)
+
     # --- torture result and statistics -------------------------------------
-    if not insmod_failed:
+    if not insmod_failed and not script:
         end = [l for l in lines if END_RE.search(l)]
         if not end:
             reasons.append('no torture end line')
@@ -164,7 +203,8 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
 
     # --- stalls -------------------------------------------------------------
     stall_timeout = trcu_param(trcu_args, 'stall_timeout', 21)
-    excused = set()  # line indexes allowed because they belong to an expected stall report
+    # line indexes allowed: an expected stall report, or a script's provoked warning
+    excused = expected_bad(lines)
     trcu_stalls = [(i, l) for i, l in enumerate(lines) if TRCU_STALL_RE.search(l)]
     if expect_stall:
         inject = [(i, l) for i, l in enumerate(lines) if STALL_INJECT_RE.search(l)]
@@ -215,11 +255,15 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None):
         for _, l in trcu_stalls[:1]:
             reasons.append('unexpected stall: %s' % short(l))
     # Other trcu stall reports (e.g. about the hierarchy, not a CPU) are never expected.
-    for l in lines:
+    for i, l in enumerate(lines):
+        if i in excused:
+            continue
         if TRCU_ANY_STALL_RE.search(l) and not TRCU_STALL_RE.search(l):
             reasons.append('unexpected stall: %s' % short(l))
             break
-    for l in lines:
+    for i, l in enumerate(lines):
+        if i in excused:
+            continue
         if KERNEL_STALL_RE.search(l) and 'trcu: INFO' not in l:
             reasons.append('kernel stall warning: %s' % short(l))
             break
@@ -246,7 +290,7 @@ def main_judge(a):
         except OSError:
             return ''
     reasons, fields = judge(read(a.console), read(a.markers), a.expect_stall == 1,
-                            a.trcu_args, a.killed)
+                            a.trcu_args, a.killed, a.script)
     gps, secs = fields['gps'], fields['seconds']
     rate = gps / secs if gps is not None and secs else None
     if reasons:
@@ -292,6 +336,7 @@ def main():
     ap.add_argument('--expect-stall', type=int, default=0)
     ap.add_argument('--trcu-args', default='')
     ap.add_argument('--killed', default=None)
+    ap.add_argument('--script', default=None)
     ap.add_argument('--wall', type=int, default=None)
     ap.add_argument('--row', action='store_true')
     ap.add_argument('--summary')
