@@ -229,7 +229,8 @@ void trcu_core_tasklet(struct tasklet_struct *t)
 /*
  * Queue @head on this CPU's NEXT segment and number it at once, so that
  * a trcu with no grace period running starts one without waiting for a
- * tick.  Any context but NMI.
+ * tick.  Any context but NMI, with any lock held: the GP kthread is
+ * woken through an irq_work, never directly.
  */
 static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
 			rcu_callback_t func)
@@ -248,7 +249,7 @@ static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
 		/* Flooded: lift the batch limit and push the GP along. */
 		rdp->blimit = LONG_MAX;
 		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
-			wake_up(&rsp->gp_wq);
+			trcu_gp_wake_deferred(rsp);
 	}
 	trcu_accelerate_cbs(rsp, rdp);
 	local_irq_restore(flags);

@@ -58,6 +58,7 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 	if (!trcu_stall_timeout)
 		return;
 	gpnum = READ_ONCE(rsp->gpnum);
+	smp_rmb();	/* pairs with smp_wmb() in trcu_gp_init() */
 	js = READ_ONCE(rsp->jiffies_stall);
 	if (gpnum == READ_ONCE(rsp->completed) || time_before(jiffies, js))
 		return;
@@ -94,6 +95,7 @@ notrace void trcu_stall_check_others(struct trcu_state *rsp)
 	if (!trcu_stall_timeout)
 		return;
 	gpnum = READ_ONCE(rsp->gpnum);
+	smp_rmb();	/* pairs with smp_wmb() in trcu_gp_init() */
 	js = READ_ONCE(rsp->jiffies_stall);
 	if (gpnum == READ_ONCE(rsp->completed) ||
 	    time_before(jiffies, js + TRCU_STALL_RAT_DELAY))

@@ -28,6 +28,26 @@ struct trcu_state trcu_states[TRCU_NR_FLAVORS];
  * Build @rsp's hierarchy from the geometry module and set up every
  * possible CPU's trcu_data.  Called once at module init, no locks.
  */
+static void trcu_gp_wake_work(struct irq_work *work)
+{
+	struct trcu_state *rsp = container_of(work, struct trcu_state,
+					      gp_wake_work);
+
+	wake_up(&rsp->gp_wq);
+}
+
+/*
+ * Wake the GP kthread from a context that may hold any lock: call_trcu()
+ * may be called with a runqueue or pi lock held, where a direct wake_up()
+ * would deadlock in try_to_wake_up().  The irq_work runs the wakeup from
+ * this CPU's next interrupt-enabled moment (a self-IPI), with no lock of
+ * the caller held.  A wakeup already pending covers this one.
+ */
+void trcu_gp_wake_deferred(struct trcu_state *rsp)
+{
+	irq_work_queue(&rsp->gp_wake_work);
+}
+
 int trcu_tree_init(struct trcu_state *rsp, int flavor)
 {
 	struct trcu_geom_node gn;
@@ -81,6 +101,7 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 	raw_spin_lock_init(&rsp->onofflock);
 	raw_spin_lock_init(&rsp->fqslock);
 	init_waitqueue_head(&rsp->gp_wq);
+	init_irq_work(&rsp->gp_wake_work, trcu_gp_wake_work);
 	mutex_init(&rsp->barrier_mutex);
 	init_completion(&rsp->barrier_completion);
 	return 0;
@@ -206,7 +227,8 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 
 /*
  * Ask the GP kthread for grace period @gpnum (callbacks of this CPU wait
- * for it).  Cheap when this CPU already asked for it.
+ * for it).  Cheap when this CPU already asked for it.  The wakeup is
+ * deferred, as this runs inside call_trcu().
  * Caller: this CPU, irqs disabled, no trcu locks held.
  */
 void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
@@ -225,7 +247,7 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 	}
 	raw_spin_unlock(&root->lock);
 	if (wake)
-		wake_up(&rsp->gp_wq);
+		trcu_gp_wake_deferred(rsp);
 }
 
 /*
@@ -325,10 +347,17 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	raw_spin_lock_irq(&rsp->onofflock);
 	raw_spin_lock(&root->lock);
 	gpnum = rsp->completed + 1;
-	WRITE_ONCE(rsp->gpnum, gpnum);
 	rsp->signaled = TRCU_SAVE_DYNTICK;
 	rsp->jiffies_force_qs = jiffies + trcu_jiffies_till_force_qs;
+	/*
+	 * Arm the stall timer before publishing the new ->gpnum: the
+	 * lockless stall checks read ->gpnum, then ->jiffies_stall, and
+	 * would otherwise judge the new GP by the old deadline (a false
+	 * "stall" of 0 jiffies, seen on a fresh load).
+	 */
 	trcu_stall_gp_start(rsp);
+	smp_wmb();
+	WRITE_ONCE(rsp->gpnum, gpnum);
 	raw_spin_unlock(&root->lock);
 	/*
 	 * Order the ->gpnum update before any CPU can see the leaf change,
@@ -454,6 +483,8 @@ int trcu_gp_kthread_start(struct trcu_state *rsp)
 /* Stop @rsp's GP kthread.  Module exit, after the barriers. */
 void trcu_gp_kthread_stop(struct trcu_state *rsp)
 {
+	/* No call_trcu() runs any more: let a queued wakeup finish. */
+	irq_work_sync(&rsp->gp_wake_work);
 	if (rsp->gp_kthread)
 		kthread_stop(rsp->gp_kthread);
 	rsp->gp_kthread = NULL;

@@ -29,6 +29,7 @@
 #include <linux/percpu.h>
 #include <linux/interrupt.h>
 #include <linux/wait.h>
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/completion.h>
 #include <linux/sched.h>
@@ -192,6 +193,7 @@ struct trcu_state {
 
 	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
 	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
+	struct irq_work gp_wake_work;	/* deferred wakeup of the above */
 	unsigned long gp_flags;		/* TRCU_GP_FLAG_* (atomic bitops). */
 
 	struct mutex barrier_mutex;	/* Serializes trcu_barrier(). */
@@ -240,6 +242,7 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor);
 void trcu_tree_free(struct trcu_state *rsp);
 int trcu_gp_kthread_start(struct trcu_state *rsp);
 void trcu_gp_kthread_stop(struct trcu_state *rsp);
+void trcu_gp_wake_deferred(struct trcu_state *rsp);
 void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
