@@ -104,14 +104,18 @@ static void trcu_debugfs_hier_one(struct seq_file *m, struct trcu_state *rsp)
 	unsigned long nfqs, nfqsng;
 	unsigned long qsmask, qsmaskinit, flags;
 	struct trcu_node *rnp;
+	long c, g, jfq = 0;
 	int level = 0;
 
 	nfqs = READ_ONCE(rsp->n_force_qs);
 	nfqsng = READ_ONCE(rsp->n_force_qs_ngp);
+	c = READ_ONCE(rsp->completed);
+	g = READ_ONCE(rsp->gpnum);
+	/* Jiffies until the next fqs; only meaningful while a GP runs. */
+	if (g != c)
+		jfq = (long)(READ_ONCE(rsp->jiffies_force_qs) - jiffies);
 	seq_printf(m, "c=%ld g=%ld s=%d jfq=%ld nfqs=%lu/nfqsng=%lu(%lu)\n",
-		   READ_ONCE(rsp->completed), READ_ONCE(rsp->gpnum),
-		   READ_ONCE(rsp->signaled),
-		   (long)(READ_ONCE(rsp->jiffies_force_qs) - jiffies),
+		   c, g, READ_ONCE(rsp->signaled), jfq,
 		   nfqs, nfqsng, nfqs - nfqsng);
 	trcu_for_each_node(rsp, rnp) {
 		if (rnp->level != level) {

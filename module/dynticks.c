@@ -48,17 +48,22 @@ void trcu_dynticks_free(void)
 }
 
 /*
- * Reset @cpu's counters to "non-idle, no irq, no NMI".  Called at init
- * and from the hotplug prepare step, when @cpu does not run, or before
- * the hooks are registered.
+ * Reset @cpu's counters.  Called from the hotplug prepare step, either at
+ * module init for a CPU already running (before the hooks are registered:
+ * "non-idle", it must report for itself) or for a CPU about to be brought
+ * up, which runs no trcu reader yet: "idle", so a GP that includes it
+ * does not wait for its bring-up.  Its first interrupt (irq_enter_rcu()
+ * hook, in_idle set) or its idle loop's exit makes it non-idle before it
+ * can run anything that reads.
  */
 void trcu_dynticks_cpu_init(int cpu)
 {
 	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+	bool idle = trcu_dynticks_enabled && !cpu_online(cpu);
 
-	rdtp->in_idle = false;
+	rdtp->in_idle = idle;
 	rdtp->nmi_nesting = 0;
-	if (!(atomic_read(&rdtp->dynticks) & 1))
+	if (!(atomic_read(&rdtp->dynticks) & 1) == !idle)
 		atomic_inc(&rdtp->dynticks);
 	if (atomic_read(&rdtp->dynticks_nmi) & 1)
 		atomic_inc(&rdtp->dynticks_nmi);
@@ -219,7 +224,7 @@ static void trcu_nudge_cpu(void *info)
 /*
  * Decide about one CPU whose bit is still set in a leaf's qsmask for the
  * current GP: return true if it is in (or passed through) an extended
- * quiescent state or is offline.  Phase 1 only snapshots.
+ * quiescent state.  Phase 1 only snapshots.
  * Caller: force_quiescent_state(), fqslock held.
  */
 static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
@@ -228,10 +233,15 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	struct trcu_dynticks *rdtp = rdp->dynticks;
 	int d, dn;
 
-	if (!cpu_online(rdp->cpu)) {
-		rdp->offline_fqs++;
-		return true;
-	}
+	/*
+	 * No blanket credit for an offline CPU: between clearing its online
+	 * bit and dying it still runs (stop-machine tail, the idle loop's
+	 * way to play_dead, maybe an interrupt).  It is credited below once
+	 * its counter shows it reached the idle loop's halt on that way
+	 * (do_idle() calls tick_nohz_idle_stop_tick() before reporting
+	 * itself dead), or by the hotplug dead step.  A CPU being brought
+	 * up counts as idle from the prepare step (trcu_dynticks_cpu_init()).
+	 */
 	if (!trcu_dynticks_enabled)
 		return false;
 	d = trcu_dynticks_read(&rdtp->dynticks);
@@ -239,26 +249,28 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	if (snapshot) {
 		rdp->dynticks_snap = d;
 		rdp->dynticks_nmi_snap = dn;
-		if (!(d & 1) && !(dn & 1)) {
-			rdp->dynticks_fqs++;
-			return true;
-		}
+		if (!(d & 1) && !(dn & 1))
+			goto qs;
 		return false;
 	}
 	if ((d != rdp->dynticks_snap || !(d & 1)) &&
-	    (dn != rdp->dynticks_nmi_snap || !(dn & 1))) {
-		rdp->dynticks_fqs++;
-		return true;
-	}
+	    (dn != rdp->dynticks_nmi_snap || !(dn & 1)))
+		goto qs;
 	return false;
+qs:
+	if (cpu_online(rdp->cpu))
+		rdp->dynticks_fqs++;
+	else
+		rdp->offline_fqs++;
+	return true;
 }
 
 /*
  * force_quiescent_state(): phase 1 (first call of a GP) snapshots the
  * dynticks counters of every CPU the GP still waits for and credits those
  * idle right now; later calls credit those whose counter moved or is
- * even, and offline ones, and IPI the remaining (busy) holdouts.  Idle
- * CPUs are never IPIed.  Caller: GP kthread, no locks held.
+ * even, and IPI the remaining (busy, online) holdouts.  Idle and
+ * offline CPUs are never IPIed.  Caller: GP kthread, no locks held.
  */
 void trcu_force_quiescent_state(struct trcu_state *rsp)
 {
@@ -293,7 +305,7 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 				continue;
 			if (trcu_fqs_check_cpu(rsp, rdp, snapshot))
 				qs |= rdp->grpmask;
-			else if (!snapshot && have_mask &&
+			else if (!snapshot && have_mask && cpu_online(cpu) &&
 				 !trcu_dynticks_cpu_idle(cpu))
 				cpumask_set_cpu(cpu, nudge);
 		}

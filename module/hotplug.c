@@ -3,17 +3,18 @@
  * trcu CPU hotplug: one dynamic state in the "prepare" section, whose
  * callbacks run on a control CPU while the hotplugged CPU is not running.
  *
- * prepare (before the CPU starts): reset its dynticks counters and set
- *   its bits in qsmaskinit.  Setting them this early means no reader on
- *   the new CPU can predate a grace period that ignores it; until the CPU
- *   is marked online, force_quiescent_state() credits it as offline.
+ * prepare (before the CPU starts): reset its dynticks counters to idle
+ *   and set its bits in qsmaskinit.  Setting them this early means no
+ *   reader on the new CPU can predate a grace period that ignores it;
+ *   until it runs, force_quiescent_state() credits it as idle.
  * dead (after the CPU stopped for good): clear its bits, report the QS
  *   the current GP may still expect from it, and adopt its callbacks on
  *   the control CPU.
  *
  * Between going offline and dead, the CPU keeps its qsmaskinit bit and is
- * credited by force_quiescent_state() (cpu_online() false), erring on the
- * side of waiting.
+ * credited only once its dynticks counter shows it reached the idle
+ * loop's halt on its way out (see trcu_fqs_check_cpu()), or by the dead
+ * step: erring on the side of waiting.
  */
 #define pr_fmt(fmt) "trcu: " fmt
 
