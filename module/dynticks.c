@@ -216,9 +216,21 @@ static int trcu_dynticks_read(atomic_t *v)
  */
 static void trcu_nudge_cpu(void *info)
 {
+	int intr_count = preempt_count() - HARDIRQ_OFFSET;
+
 	if (!in_hardirq())
 		return;
-	trcu_check_callbacks(0, preempt_count() - HARDIRQ_OFFSET);
+	trcu_check_callbacks(0, intr_count);
+	/*
+	 * preempt=full, interrupted with preemption disabled (maybe inside
+	 * a reader): ask for a reschedule, so that the preempt_enable()
+	 * ending that section enters __schedule(), a QS for the
+	 * rcu_note_context_switch() hook even if no other task runs.
+	 */
+	if (trcu_preempt_full && intr_count && !is_idle_task(current)) {
+		set_tsk_need_resched(current);
+		set_preempt_need_resched();
+	}
 }
 
 /*

@@ -221,6 +221,8 @@ extern int trcu_blimit;
 extern int trcu_qhimark;
 extern int trcu_qlowmark;
 extern int trcu_trace;
+/* hooks.c: booted preempt=full, sampled at load. */
+extern bool trcu_preempt_full;
 
 static inline struct trcu_node *trcu_root(struct trcu_state *rsp)
 {
