@@ -87,7 +87,7 @@ static int trcu_check_params(void)
 	return 0;
 }
 
-/* Kill every per-CPU tasklet.  Exit, after hooks and kthreads are gone. */
+/* Kill every per-CPU kick and tasklet.  Exit, after hooks and kthreads. */
 static void trcu_kill_tasklets(void)
 {
 	int cpu, i;
@@ -95,9 +95,14 @@ static void trcu_kill_tasklets(void)
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		if (!trcu_states[i].rda)
 			continue;
-		for_each_possible_cpu(cpu)
-			tasklet_kill(&per_cpu_ptr(trcu_states[i].rda,
-						  cpu)->tasklet);
+		for_each_possible_cpu(cpu) {
+			struct trcu_data *rdp = per_cpu_ptr(trcu_states[i].rda,
+							    cpu);
+
+			/* A pending kick would schedule the tasklet again. */
+			irq_work_sync(&rdp->kick_work);
+			tasklet_kill(&rdp->tasklet);
+		}
 	}
 }
 

@@ -28,6 +28,15 @@ struct trcu_state trcu_states[TRCU_NR_FLAVORS];
  * Build @rsp's hierarchy from the geometry module and set up every
  * possible CPU's trcu_data.  Called once at module init, no locks.
  */
+/* ->kick_work: in hardirq, so the tasklet runs at this irq's exit. */
+static void trcu_kick_work(struct irq_work *work)
+{
+	struct trcu_data *rdp = container_of(work, struct trcu_data,
+					     kick_work);
+
+	tasklet_schedule(&rdp->tasklet);
+}
+
 static void trcu_gp_wake_work(struct irq_work *work)
 {
 	struct trcu_state *rsp = container_of(work, struct trcu_state,
@@ -96,6 +105,7 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 		rdp->dynticks = per_cpu_ptr(trcu_dynticks, cpu);
 		trcu_init_cblist(rdp);
 		tasklet_setup(&rdp->tasklet, trcu_core_tasklet);
+		init_irq_work(&rdp->kick_work, trcu_kick_work);
 	}
 
 	raw_spin_lock_init(&rsp->onofflock);
@@ -375,12 +385,24 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	raw_spin_unlock_irq(&rsp->onofflock);
 }
 
-/* IPI handler: run this CPU's core tasklet (its callbacks are ready). */
+/*
+ * IPI handler: run this CPU's core tasklet (its callbacks are ready).
+ * An idle CPU that polls need_resched runs it from its idle loop
+ * (flush_smp_call_function_queue()), not from an interrupt: a tasklet
+ * raised there is left to ksoftirqd, which is parked while the CPU is
+ * coming up or going down, and the idle loop then warned "NOHZ
+ * tick-stop error: local softirq work is pending, handler #40" (seen in
+ * a 300 s TREE06 with hotplug).  There, schedule it from a self-IPI.
+ */
 static void trcu_kick_cpu(void *info)
 {
 	struct trcu_state *rsp = info;
+	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
 
-	tasklet_schedule(&this_cpu_ptr(rsp->rda)->tasklet);
+	if (in_interrupt())
+		tasklet_schedule(&rdp->tasklet);
+	else
+		irq_work_queue(&rdp->kick_work);
 }
 
 /*

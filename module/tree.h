@@ -135,6 +135,8 @@ struct trcu_data {
 	unsigned long n_cbs_invoked;	/* Callbacks invoked here. */
 	unsigned long n_cbs_adopted;	/* Callbacks adopted from dead CPUs. */
 	struct tasklet_struct tasklet;	/* Per-CPU core work: notice GPs, */
+	struct irq_work kick_work;	/* schedules ->tasklet from a */
+					/* hardirq (see trcu_kick_cpu()) */
 					/*  report QS, advance + invoke. */
 
 	/* 3) barrier: */
