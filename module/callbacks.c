@@ -197,7 +197,7 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
-		tasklet_schedule(&rdp->tasklet);
+		trcu_raise_core(rdp);
 	local_irq_restore(flags);
 }
 
@@ -312,7 +312,7 @@ void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 	trcu_init_cblist(dead);
 	trcu_accelerate_cbs(rsp, rdp);
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
-		tasklet_schedule(&rdp->tasklet);
+		trcu_raise_core(rdp);
 }
 
 /* trcu_barrier()'s callback: the last one wakes the waiter. */

@@ -61,7 +61,7 @@ static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
 	    READ_ONCE(rnp->completed) != rdp->completed ||
 	    (rdp->qs_pending && rdp->passed_quiesc) ||
 	    trcu_cbs_ready(rsp, rdp))
-		tasklet_schedule(&rdp->tasklet);
+		trcu_raise_core(rdp);
 }
 NOKPROBE_SYMBOL(trcu_tick_flavor);
 

@@ -34,7 +34,7 @@ static void trcu_kick_work(struct irq_work *work)
 	struct trcu_data *rdp = container_of(work, struct trcu_data,
 					     kick_work);
 
-	tasklet_schedule(&rdp->tasklet);
+	trcu_raise_core(rdp);
 }
 
 static void trcu_gp_wake_work(struct irq_work *work)
@@ -400,7 +400,7 @@ static void trcu_kick_cpu(void *info)
 	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
 
 	if (in_interrupt())
-		tasklet_schedule(&rdp->tasklet);
+		trcu_raise_core(rdp);
 	else
 		irq_work_queue(&rdp->kick_work);
 }

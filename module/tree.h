@@ -30,6 +30,7 @@
 #include <linux/interrupt.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
+#include <linux/cpumask.h>
 #include <linux/mutex.h>
 #include <linux/completion.h>
 #include <linux/sched.h>
@@ -225,6 +226,23 @@ extern int trcu_qlowmark;
 extern int trcu_trace;
 /* hooks.c: booted preempt=full, sampled at load. */
 extern bool trcu_preempt_full;
+
+/*
+ * Schedule this CPU's core tasklet for @rdp (this CPU's data), unless
+ * the CPU is not active, i.e. coming up or going down.  There ksoftirqd
+ * is parked and TASKLET_SOFTIRQ is not among the hotplug-safe softirqs:
+ * a tasklet still pending when the softirq loop hands over to ksoftirqd
+ * (it often runs past its 2 ms budget under TCG) stays pending, and the
+ * idle loop warns "NOHZ tick-stop error: local softirq work is pending,
+ * handler #40" (seen after CPU bring-up in HOTPLUG-STORM and TREE06).
+ * The work is not lost: the first tick once the CPU is active schedules
+ * it, and a dying CPU's callbacks are adopted at its dead step.
+ */
+static inline void trcu_raise_core(struct trcu_data *rdp)
+{
+	if (cpu_active(smp_processor_id()))
+		tasklet_schedule(&rdp->tasklet);
+}
 
 static inline struct trcu_node *trcu_root(struct trcu_state *rsp)
 {
