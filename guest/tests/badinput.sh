@@ -52,6 +52,7 @@ try() {
 	local mod=$1 code=$2 name=$3 tag out rc lines line
 	shift 3
 	tag="$mod:$*"
+	# shellcheck disable=SC3060  # busybox ash has it; saves a fork
 	tag=${tag// /,}
 	# A fresh log per row (cheaper than diffing a growing one; the host
 	# judges the console, not this buffer).

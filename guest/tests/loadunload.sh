@@ -1,0 +1,194 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# LOADUNLOAD: CYCLES cycles in one boot of
+#   insmod trcu.ko (fanout 2, 3, 4, 6, 8, 16, 64 in turn, every other
+#   cycle fanout_exact=1) -> insmod trcutorture.ko (2 s, callbacks in
+#   flight: the writer's call_trcu() pipeline plus n_barrier_cbs=4)
+#   -> rmmod trcu must fail while the torture uses it -> every third
+#   cycle rmmod trcutorture while the test still runs, else after its end
+#   line -> rmmod trcu.
+# Every torture must end in SUCCESS, every rmmod must work, nothing may be
+# left loaded.  Leaks: /proc/meminfo (SUnreclaim, Percpu, KernelStack,
+# VmallocUsed) after a warm-up cycle and after the last one must differ by
+# less than the tolerance below; the slab caches that grew most are
+# reported either way.
+. /tests/lib.sh
+
+M=/lib/modules
+CYCLES=${CYCLES:-50}
+
+# meminfo KEY: value in kB.
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# settle: let deferred frees (RCU callbacks, kthread stacks, vfree work)
+# finish and drop caches, so a snapshot measures what is really held.
+settle() {
+	sleep 2
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 1
+}
+
+# snap FILE: the meminfo values and every slab cache's object count.
+snap() {
+	{
+		for k in SUnreclaim Percpu KernelStack VmallocUsed; do
+			echo "meminfo $k $(meminfo $k)"
+		done
+		awk 'NR > 2 { print "slab", $1, $2 * $4 }' /proc/slabinfo
+	} >"$1"
+}
+
+# wait_end: wait (up to 60 s) for the torture's end line.
+wait_end() {
+	local w=0
+	while [ "$w" -lt 120 ]; do
+		dmesg | grep -q -e '-torture:--- End of test' && return 0
+		sleep 0.5
+		w=$((w + 1))
+	done
+	return 1
+}
+
+# cycle I: one load/unload cycle; returns 1 (and reports) on a failure.
+cycle() {
+	local i=$1 f ex out line early
+	set -- 2 3 4 6 8 16 64
+	shift $((i % 7))
+	f=$1
+	ex=$((i / 7 % 2))
+	early=$((i % 3 == 0))
+	dmesg -c >/dev/null
+	if ! insmod "$M/trcu.ko" fanout="$f" fanout_exact="$ex" </dev/null; then
+		fail "lu-$i" "insmod trcu.ko fanout=$f fanout_exact=$ex failed"
+		return 1
+	fi
+	if ! insmod "$M/trcutorture.ko" duration=2 stat_interval=1 nreaders=2 \
+		nfakewriters=2 n_barrier_cbs=4 </dev/null; then
+		fail "lu-$i" "insmod trcutorture.ko failed"
+		rmmod trcu
+		return 1
+	fi
+	# trcutorture uses trcu's symbols: the module loader pins trcu.
+	if out=$(rmmod trcu 2>&1); then
+		fail "lu-$i-pin" "rmmod trcu succeeded while trcutorture was loaded"
+		return 1
+	fi
+	if [ ! -d /sys/module/trcu ]; then
+		fail "lu-$i-pin" "trcu gone after a failed rmmod: $out"
+		return 1
+	fi
+	PIN_OUT=$out
+	if [ "$early" -eq 1 ]; then
+		# Still running (2 s test), callbacks in flight.
+		sleep 0.5
+		if dmesg | grep -q -e '-torture:--- End of test'; then
+			NLATE=$((NLATE + 1))
+		else
+			NEARLY=$((NEARLY + 1))
+		fi
+	elif ! wait_end; then
+		fail "lu-$i" "no torture end line within 60 s"
+	fi
+	if ! rmmod trcutorture; then
+		fail "lu-$i" "rmmod trcutorture failed"
+		return 1
+	fi
+	line=$(dmesg | grep -e '-torture:--- End of test' -e '!!!' | head -n 1)
+	case "$line" in
+	*'End of test: SUCCESS'*) ;;
+	*)
+		fail "lu-$i" "torture fanout=$f exact=$ex early=$early: ${line:-no end line}"
+		rmmod trcu
+		return 1 ;;
+	esac
+	if ! rmmod trcu; then
+		fail "lu-$i" "rmmod trcu failed"
+		return 1
+	fi
+	if [ -d /sys/module/trcu ] || [ -d /sys/module/trcutorture ]; then
+		fail "lu-$i" "a module is still loaded after rmmod"
+		return 1
+	fi
+	return 0
+}
+
+cpus=$(grep -c ^processor /proc/cpuinfo)
+NEARLY=0
+NLATE=0
+PIN_OUT=
+
+# Warm-up: the first load creates what stays for the boot (module
+# sysfs caches, kprobe instruction slots, debugfs inodes...).
+if ! cycle 0; then
+	exit 1
+fi
+settle
+snap /tmp/before
+ok=0
+fails=0
+i=1
+while [ "$i" -le "$CYCLES" ]; do
+	if cycle "$i"; then
+		ok=$((ok + 1))
+	else
+		fails=$((fails + 1))
+		# Clean up whatever the failed cycle left, then go on.
+		rmmod trcutorture 2>/dev/null
+		rmmod trcu 2>/dev/null
+		[ "$fails" -ge 3 ] && break
+	fi
+	i=$((i + 1))
+done
+if [ "$ok" -eq "$CYCLES" ]; then
+	pass lu-cycles "$ok/$CYCLES cycles on $cpus CPUs ($NEARLY torture rmmods while the test ran, $NLATE raced its end); rmmod trcu refused while pinned: $PIN_OUT"
+else
+	fail lu-cycles "$ok/$CYCLES cycles ok"
+fi
+
+settle
+snap /tmp/after
+# Growth per meminfo value, and the five slab caches that grew most (kB).
+awk '
+	FNR == NR { b[$1 " " $2] = $3; next }
+	{ a[$1 " " $2] = $3 }
+	END {
+		for (k in a) {
+			d = a[k] - b[k]
+			if (k ~ /^meminfo/)
+				printf "%s %d\n", k, d
+			else if (d > 0)
+				printf "grow %s %d\n", k, d / 1024
+		}
+	}' /tmp/before /tmp/after | sort -k3 -n -r >/tmp/delta
+top=$(grep '^grow' /tmp/delta | head -n 5 | awk '{ printf "%s+%dkB ", $3, $4 }')
+# Tolerances (kB over all cycles).  One cycle holds, while loaded, about
+# 12 kthreads (16 kB stack + 10 kB task_struct each), the node arrays and
+# per-CPU data of two flavours, the module images (vmalloc, ~1.5 MB) and
+# debugfs dentries.  Leaking even one kthread or one module image per
+# cycle would grow KernelStack by 800 kB or VmallocUsed by 75 MB over 50
+# cycles; noise (per-CPU slab caches, lazily freed vmap areas, the shell's
+# own allocations) stays within one or two slabs per CPU.  So: SUnreclaim
+# < 512 kB, KernelStack < 160 kB (10 stacks), Percpu < 64 kB, VmallocUsed
+# < 1 MB.
+leak=
+check_growth() {
+	local d
+	d=$(awk -v k="meminfo $1" '$1 " " $2 == k { print $3 }' /tmp/delta)
+	d=${d:-0}
+	if [ "$d" -ge "$2" ]; then
+		leak="$leak $1+${d}kB(limit $2)"
+	fi
+	SUMMARY="$SUMMARY $1 ${d}kB"
+}
+SUMMARY=
+check_growth SUnreclaim 512
+check_growth KernelStack 160
+check_growth Percpu 64
+check_growth VmallocUsed 1024
+if [ -z "$leak" ]; then
+	pass lu-leak "growth after $CYCLES cycles:$SUMMARY; top slab growth: ${top:-none}"
+else
+	fail lu-leak "grew:$leak; top slab growth: ${top:-none}"
+fi
+exit "$FAILED"
