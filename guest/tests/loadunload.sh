@@ -5,7 +5,7 @@
 #   insmod trcu.ko (fanout 2, 3, 4, 6, 8, 16, 64 in turn, every other
 #   cycle fanout_exact=1) -> insmod trcutorture.ko (2 s, callbacks in
 #   flight: the writer's call_trcu() pipeline plus n_barrier_cbs=4)
-#   -> rmmod trcu must fail while the torture uses it -> every third
+#   -> rmmod trcu must fail while the torture uses it -> every other
 #   cycle rmmod trcutorture while the test still runs, else after its end
 #   line -> rmmod trcu.
 # Every torture must end in SUCCESS, every rmmod must work, nothing may be
@@ -23,9 +23,16 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 # settle: let deferred frees (RCU callbacks, kthread stacks, vfree work)
 # finish and drop caches, so a snapshot measures what is really held.
+# SLUB keeps per-CPU slabs and partial lists that /proc/slabinfo and
+# SUnreclaim count as in use: shrinking every cache flushes them, or eight
+# CPUs' worth of cached slabs would drown a small leak in noise.
 settle() {
+	local f
 	sleep 2
 	echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f" 2>/dev/null
+	done
 	sleep 1
 }
 
@@ -35,7 +42,11 @@ snap() {
 		for k in SUnreclaim Percpu KernelStack VmallocUsed; do
 			echo "meminfo $k $(meminfo $k)"
 		done
-		awk 'NR > 2 { print "slab", $1, $2 * $4 }' /proc/slabinfo
+		# Tasks (a leaked kthread), counted like a meminfo value.
+		set -- /proc/[0-9]*
+		echo "meminfo Tasks $#"
+		# name, objects in use, their bytes
+		awk 'NR > 2 { print "slab", $1, $2, $2 * $4 }' /proc/slabinfo
 	} >"$1"
 }
 
@@ -57,7 +68,7 @@ cycle() {
 	shift $((i % 7))
 	f=$1
 	ex=$((i / 7 % 2))
-	early=$((i % 3 == 0))
+	early=$((i % 2))
 	dmesg -c >/dev/null
 	if ! insmod "$M/trcu.ko" fanout="$f" fanout_exact="$ex" </dev/null; then
 		fail "lu-$i" "insmod trcu.ko fanout=$f fanout_exact=$ex failed"
@@ -148,47 +159,55 @@ fi
 
 settle
 snap /tmp/after
-# Growth per meminfo value, and the five slab caches that grew most (kB).
+# Growth per meminfo value, and per slab cache in objects (and kB).
 awk '
-	FNR == NR { b[$1 " " $2] = $3; next }
-	{ a[$1 " " $2] = $3 }
-	END {
-		for (k in a) {
-			d = a[k] - b[k]
-			if (k ~ /^meminfo/)
-				printf "%s %d\n", k, d
-			else if (d > 0)
-				printf "grow %s %d\n", k, d / 1024
-		}
+	FNR == NR { b[$1 " " $2] = $3; bb[$1 " " $2] = $4; next }
+	{
+		k = $1 " " $2
+		d = $3 - b[k]
+		if ($1 == "meminfo")
+			printf "%s %d\n", k, d
+		else if (d > 0)
+			printf "grow %s %d %d\n", $2, d, ($4 - bb[k]) / 1024
 	}' /tmp/before /tmp/after | sort -k3 -n -r >/tmp/delta
-top=$(grep '^grow' /tmp/delta | head -n 5 | awk '{ printf "%s+%dkB ", $3, $4 }')
-# Tolerances (kB over all cycles).  One cycle holds, while loaded, about
-# 12 kthreads (16 kB stack + 10 kB task_struct each), the node arrays and
-# per-CPU data of two flavours, the module images (vmalloc, ~1.5 MB) and
-# debugfs dentries.  Leaking even one kthread or one module image per
-# cycle would grow KernelStack by 800 kB or VmallocUsed by 75 MB over 50
-# cycles; noise (per-CPU slab caches, lazily freed vmap areas, the shell's
-# own allocations) stays within one or two slabs per CPU.  So: SUnreclaim
-# < 512 kB, KernelStack < 160 kB (10 stacks), Percpu < 64 kB, VmallocUsed
-# < 1 MB.
+top=$(grep '^grow' /tmp/delta | head -n 5 | awk '{ printf "%s+%d(%dkB) ", $2, $3, $4 }')
+# Tolerances, over all cycles.  A leak repeats every cycle, noise does
+# not: any slab cache holding CYCLES or more extra objects (one per cycle:
+# a node array, a kthread's task_struct, a debugfs dentry...) is a leak.
+# The meminfo totals catch what is not a slab object: KernelStack < 160
+# kB (ten 16 kB stacks; one leaked kthread per cycle would be 800 kB),
+# Percpu < 64 kB (trcu_data of two flavours on 8 CPUs is several kB per
+# load), VmallocUsed < 1 MB (a module image is ~1.5 MB), SUnreclaim < 1 MB
+# (slab pages: fragmentation from the shell's own forks measured 0.5 MB),
+# Tasks < one per CPU (kworkers come and go).
 leak=
+SUMMARY=
 check_growth() {
 	local d
 	d=$(awk -v k="meminfo $1" '$1 " " $2 == k { print $3 }' /tmp/delta)
 	d=${d:-0}
 	if [ "$d" -ge "$2" ]; then
-		leak="$leak $1+${d}kB(limit $2)"
+		leak="$leak $1+$d(limit $2)"
 	fi
-	SUMMARY="$SUMMARY $1 ${d}kB"
+	SUMMARY="$SUMMARY $1 +$d"
 }
-SUMMARY=
-check_growth SUnreclaim 512
+check_growth SUnreclaim 1024
 check_growth KernelStack 160
 check_growth Percpu 64
 check_growth VmallocUsed 1024
+check_growth Tasks "$cpus"
+worst=$(grep '^grow' /tmp/delta | head -n 1)
+set -- $worst
+if [ -n "$worst" ] && [ "$3" -ge "$CYCLES" ]; then
+	leak="$leak slab:$2+$3objects(limit $CYCLES)"
+fi
+left=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -e '^tt_' -e '^trcu')
+if [ "$left" -ne 0 ]; then
+	leak="$leak $left-trcu/tt-kthreads-left"
+fi
 if [ -z "$leak" ]; then
-	pass lu-leak "growth after $CYCLES cycles:$SUMMARY; top slab growth: ${top:-none}"
+	pass lu-leak "growth after $CYCLES cycles (kB; Tasks):$SUMMARY; top slab growth (objects): ${top:-none}"
 else
-	fail lu-leak "grew:$leak; top slab growth: ${top:-none}"
+	fail lu-leak "grew:$leak;$SUMMARY; top slab growth (objects): ${top:-none}"
 fi
 exit "$FAILED"
