@@ -184,10 +184,10 @@ top2=$(grep '^grow' /tmp/delta2 | head -n 3 | awk '{ printf "%s+%d ", $2, $3 }')
 # Tolerances, over all cycles.  A leak repeats every cycle, noise does
 # not: a slab cache holding one more object per cycle over the second
 # half of the cycles (a node array, a kthread's task_struct, a debugfs
-# dentry...) is a leak.  The second half only: some kernel caches (ftrace
-# hashes and kmalloc-cg-16, vmap areas) kept growing over the first
-# cycles of a measured run (+768 kmalloc-cg-16 objects over 50 cycles
-# after one warm-up cycle) and then level off.
+# dentry...) is a leak.  The second half only: some kernel caches kept
+# growing over the first cycles of measured runs (+768 kmalloc-cg-16
+# objects over 50 cycles after one warm-up cycle, +512 after three, of
+# fewer than 18 in the second half).
 # The meminfo totals catch what is not a slab object: KernelStack < 160
 # kB (ten 16 kB stacks; one leaked kthread per cycle would be 800 kB),
 # Percpu < 64 kB (trcu_data of two flavours on 8 CPUs is several kB per
@@ -210,7 +210,12 @@ check_growth KernelStack 160
 check_growth Percpu 64
 check_growth VmallocUsed 1024
 check_growth Tasks "$cpus"
-worst=$(grep '^grow' /tmp/delta2 | head -n 1)
+# Caches the shell's own forks churn (process structures, accounted
+# user allocations, lazily freed vmap areas) are left to the exact
+# Tasks/KernelStack/VmallocUsed totals: they drifted by up to 32 objects
+# per 25 cycles (pid, cred_jar, signal_cache) with no task left behind.
+# trcu and trcutorture allocate with plain GFP_KERNEL from kmalloc-*.
+worst=$(grep '^grow' /tmp/delta2 | grep -v -E ' (pid|cred_jar|signal_cache|sighand_cache|task_struct|mm_struct|vm_area_struct|files_cache|fs_cache|anon_vma|anon_vma_chain|filp|lsm_file_cache|vmap_area|kmalloc-cg-[0-9k]+|kmalloc-rcl-[0-9k]+) ' | head -n 1)
 # shellcheck disable=SC2086  # fields
 set -- $worst
 if [ -n "$worst" ] && [ "$3" -ge $((CYCLES - CYCLES / 2)) ]; then
