@@ -9,12 +9,20 @@
 #   make deps           install the Debian packages the build and the guest need
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
+#   make deps-6.12      install Debian 12's newest 6.12 kernel image + headers
+#   make check-6.12     build against 6.12 and run the TREE scenarios on it
+#                       (optional: `make check` needs only the 6.1 packages)
+#   make soak           every scenario for SOAK_DURATION s (1800) each, in turn
 #   make clean
 #
 # Variables:
 #   KVER  kernel version to build against.  Default: the version the Debian
 #         metapackage linux-headers-amd64 depends on (never `uname -r`).
 #   KDIR  kernel build tree.  Default: /lib/modules/$(KVER)/build
+#   KVER_612  the 6.12 kernel check-6.12 uses.  Default: the newest
+#         /lib/modules/6.12.*-amd64/build installed (make deps-6.12).
+#   CHECK_612_SCENARIOS, CHECK_612_DURATION  check-6.12's list (TREE01..15)
+#         and seconds per scenario (30).  SOAK_DURATION  soak's (1800).
 #   W     passed to kbuild (W=1 extra warnings)
 #   MUTANT  mutant name; kbuild then sees TRCU_MUTANT_FLAG=-DTRCU_MUTANT_<NAME>
 #         (upper-case).  module/Kbuild does `ccflags-y += $(TRCU_MUTANT_FLAG)`;
@@ -37,7 +45,18 @@ MUTANT_DIR   = $(TOP)/build/mutant-$(MUTANT)
 # Tree copied for a mutant build: everything kbuild needs, nothing else.
 MUTANT_SRCS  = Kbuild include module torture
 
+# Optional second kernel: Debian 12 (bookworm-security) ships 6.12 as
+# linux-image-6.12.N+deb12-amd64 (the newest often only as ...-unsigned at
+# first: same kernel, no Secure Boot signature, which QEMU does not need).
+# Newest installed headers, by version.
+KVER_612 ?= $(shell ls -d /lib/modules/6.12.*-amd64/build 2>/dev/null | \
+		cut -d/ -f4 | grep -v -e cloud -e rt | sort -V | tail -n 1)
+CHECK_612_SCENARIOS ?= TREE01,TREE02,TREE03,TREE04,TREE05,TREE06,TREE07,TREE08,TREE09,TREE10,TREE11,TREE12,TREE13,TREE14,TREE15
+CHECK_612_DURATION ?= 30
+SOAK_DURATION ?= 1800
+
 .PHONY: all modules kdir-check mutant deps check mutants clean help
+.PHONY: deps-6.12 check-6.12 soak
 
 ifeq ($(strip $(MUTANT)),)
 all modules: kdir-check
@@ -74,6 +93,30 @@ check:
 mutants:
 	@'$(TOP)/scripts/check.sh' --mutants
 
+deps-6.12:
+	@v=$$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$$' | \
+		awk '{ print $$1 }' | sed 's/^linux-headers-//' | sort -V | tail -n 1); \
+	if [ -z "$$v" ]; then echo "error: no linux-headers-6.12.*+deb12-amd64 in apt (apt-get update?)" >&2; exit 1; fi; \
+	img="linux-image-$$v"; \
+	apt-cache search --names-only "^$$img\$$" | grep -q . || img="linux-image-$$v-unsigned"; \
+	echo "installing kernel $$v ($$img)"; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"$$img" "linux-headers-$$v"
+
+# The modules are rebuilt in place for 6.12 (a later plain `make` rebuilds
+# them for 6.1: kbuild sees the changed command lines).
+check-6.12:
+	@if [ -z '$(KVER_612)' ] || [ ! -r '/boot/vmlinuz-$(KVER_612)' ]; then \
+		echo "error: no 6.12 kernel installed (make deps-6.12)" >&2; exit 1; fi
+	KVER='$(KVER_612)' '$(TOP)/run-qemu.sh' --no-deps --quiet \
+		--scenario '$(CHECK_612_SCENARIOS)' --duration $(CHECK_612_DURATION)
+
+# Long runs, not part of `make check`: every scenario, one after another,
+# each for SOAK_DURATION seconds (script scenarios ignore it except for the
+# watchdog).  Results in results/<timestamp>/.
+soak:
+	'$(TOP)/run-qemu.sh' --no-deps --quiet --scenario all --duration $(SOAK_DURATION)
+
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi
 	rm -rf '$(TOP)/build'
@@ -82,4 +125,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,22p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@sed -n '3,31p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'

@@ -24,6 +24,9 @@ usage: run-qemu.sh [options]
   --smp N                    vCPUs (overrides the scenario's SMP)
   --kernel stock|debug|PATH  guest kernel (default stock: /boot/vmlinuz-<KVER>;
                              debug: ~/.cache/trcu/debug/bzImage)
+  --kver VERSION             stock kernel version, e.g. 6.12.118+deb12-amd64 (same as
+                             KVER=VERSION in the environment; the modules are built for it).
+                             Default: what linux-headers-amd64 depends on (6.1)
   --accel tcg|tcg-multi|kvm  default tcg (-accel tcg,thread=single); tcg-multi = thread=multi,
                              which crashes guests that patch kernel text (see README); kvm hangs here
   --results DIR              results directory (default results/<timestamp>)
@@ -73,6 +76,7 @@ while [ "$#" -gt 0 ]; do
 	--duration) [ "$#" -ge 2 ] || die "$1 needs a value"; OPT_DURATION=$2; shift 2 ;;
 	--smp) [ "$#" -ge 2 ] || die "$1 needs a value"; OPT_SMP=$2; shift 2 ;;
 	--kernel) [ "$#" -ge 2 ] || die "$1 needs a value"; KERNEL=$2; shift 2 ;;
+	--kver) [ "$#" -ge 2 ] || die "$1 needs a value"; KVER=$2; shift 2 ;;
 	--accel) [ "$#" -ge 2 ] || die "$1 needs a value"; ACCEL=$2; shift 2 ;;
 	--results) [ "$#" -ge 2 ] || die "$1 needs a value"; RESULTS=$2; shift 2 ;;
 	--trcu-args) [ "$#" -ge 2 ] || die "$1 needs a value"; EXTRA_TRCU=$2; shift 2 ;;
@@ -116,6 +120,8 @@ kver() {
 		grep -o 'linux-headers-[^ ,]*' | head -n 1 | sed 's/^linux-headers-//'
 }
 KVER=${KVER:-$(kver)}
+# `make` below (and its kbuild) must build for the same kernel we boot.
+export KVER
 
 case "$KERNEL" in
 stock)
@@ -160,6 +166,15 @@ find_ko() {
 }
 TRCU_KO=$(find_ko trcu.ko) || { echo "run-qemu: trcu.ko not found under $MOD_SRC" >&2; exit 1; }
 TORTURE_KO=$(find_ko trcutorture.ko) || { echo "run-qemu: trcutorture.ko not found under $MOD_SRC" >&2; exit 1; }
+# Modules built for another kernel would only fail at insmod in the guest
+# ("Invalid module format"): say so here.
+if [ "$KERNEL" = stock ]; then
+	vm=$(modinfo -F vermagic "$TRCU_KO" 2>/dev/null)
+	if [ -n "$vm" ] && [ "${vm%% *}" != "$KVER" ]; then
+		echo "run-qemu: $TRCU_KO is built for ${vm%% *}, the guest kernel is $KVER (rebuild: make KVER=$KVER, or drop --no-build)" >&2
+		exit 1
+	fi
+fi
 # Every other module beside trcutorture.ko (test and measurement modules)
 # goes into the guest's /lib/modules too, for script scenarios.
 EXTRA_KOS=()

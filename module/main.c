@@ -45,11 +45,11 @@ MODULE_PARM_DESC(blimit, "Callbacks invoked per batch (1..10000)");
 
 int trcu_qhimark = 10000;
 module_param_named(qhimark, trcu_qhimark, int, 0444);
-MODULE_PARM_DESC(qhimark, "Queue length above which batches are unlimited");
+MODULE_PARM_DESC(qhimark, "Queue length above which batches are unlimited (1..10000000)");
 
 int trcu_qlowmark = 100;
 module_param_named(qlowmark, trcu_qlowmark, int, 0444);
-MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again");
+MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again (0..qhimark)");
 
 int trcu_trace = 1;
 module_param_named(trace, trcu_trace, int, 0444);
@@ -69,9 +69,12 @@ static int trcu_check_params(void)
 {
 	if (trcu_param_bad("fanout", trcu_fanout, 2, 64))
 		return -EINVAL;
-	if (trcu_fanout_leaf &&
-	    trcu_param_bad("fanout_leaf", trcu_fanout_leaf, 2, 64))
+	if (trcu_fanout_leaf && (trcu_fanout_leaf < 2 || trcu_fanout_leaf > 64)) {
+		/* 0 is valid too: say so, or "2..64" would mislead. */
+		pr_err("invalid fanout_leaf=%d: allowed 0 (= fanout) or 2..64\n",
+		       trcu_fanout_leaf);
 		return -EINVAL;
+	}
 	if (trcu_param_bad("fanout_exact", trcu_fanout_exact, 0, 1) ||
 	    trcu_param_bad("dynticks", trcu_dynticks_enabled, 0, 1) ||
 	    trcu_param_bad("stall_timeout", trcu_stall_timeout, 0, 300) ||
@@ -79,9 +82,19 @@ static int trcu_check_params(void)
 			   trcu_jiffies_till_force_qs, 1, HZ) ||
 	    trcu_param_bad("blimit", trcu_blimit, 1, 10000) ||
 	    trcu_param_bad("qhimark", trcu_qhimark, 1, 10000000) ||
-	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, trcu_qhimark) ||
+	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, 10000000) ||
 	    trcu_param_bad("trace", trcu_trace, 0, 1))
 		return -EINVAL;
+	/*
+	 * blimit goes unlimited above qhimark and back below qlowmark: with
+	 * qlowmark > qhimark that hysteresis is inverted.  Name both values,
+	 * since the user may have set only one of them (defaults 10000/100).
+	 */
+	if (trcu_qlowmark > trcu_qhimark) {
+		pr_err("invalid qlowmark=%d: allowed range 0..qhimark (qhimark=%d)\n",
+		       trcu_qlowmark, trcu_qhimark);
+		return -EINVAL;
+	}
 	if (!trcu_fanout_leaf)
 		trcu_fanout_leaf = trcu_fanout;
 	return 0;

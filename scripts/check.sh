@@ -120,7 +120,9 @@ for line in "${SCENS[@]}"; do
 	# run-qemu.sh appended its own row; replace it by ours (same fields).
 	sed -i "/^$scn\t/d" "$ROWS"
 	if [ "${v:-}" = PASS ]; then
-		result "$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s" "$gps" "$secs" "$rate" "$wall"
+		note=
+		[ "${reason:--}" != - ] && note=", $reason"   # a PASS's note, e.g. hotplug ops
+		result "$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s$note" "$gps" "$secs" "$rate" "$wall"
 	else
 		result "$scn" FAIL "${reason:-no verdict, see $R/logs/$scn.log}" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
 	fi

@@ -101,7 +101,7 @@ def judge_script(marks, script, reasons, fields):
 def judge(console, markers, expect_stall=False, trcu_args='', killed=None, script=None):
     """Return (reasons, fields).  An empty reason list means PASS."""
     reasons = []
-    fields = {'gps': None, 'seconds': None}
+    fields = {'gps': None, 'seconds': None, 'notes': []}
     lines = [l.rstrip('\r\n') for l in console.splitlines()]
     # Markers come from the second serial port; console copies are only a fallback
     # for the timestamps.
@@ -190,6 +190,12 @@ def judge(console, markers, expect_stall=False, trcu_args='', killed=None, scrip
                 if a != b or c != d:
                     reasons.append('hotplug: %d/%d onlines and %d/%d offlines succeeded'
                                    % (a, b, c, d))
+                elif b or d:
+                    # A hotplug scenario that never hotplugged proves little:
+                    # say how many operations the torture did (onoff: a/b:c/d
+                    # = onlines ok/tried : offlines ok/tried).
+                    fields['notes'].append('hotplug %d ops (onoff: %d/%d:%d/%d)'
+                                           % (a + c, a, b, c, d))
         # Seconds of torture: from its insmod (marker echoed to the kernel log) to its end line.
         t0 = None
         for l in lines:
@@ -296,11 +302,14 @@ def main_judge(a):
     if reasons:
         print('VERDICT %s: FAIL: %s' % (a.scenario, '; '.join(reasons)))
     else:
-        print('VERDICT %s: PASS (gps %s, %s s)' % (a.scenario, fmt_num(gps, 'd'),
-                                                fmt_num(secs, '.0f')))
+        print('VERDICT %s: PASS (gps %s, %s s%s)' % (a.scenario, fmt_num(gps, 'd'),
+                                                  fmt_num(secs, '.0f'),
+                                                  ''.join(', ' + n for n in fields['notes'])))
+    # Last field: the reasons of a FAIL, or the notes of a PASS.
     print('\t'.join(['RESULT', a.scenario, 'FAIL' if reasons else 'PASS', fmt_num(gps, 'd'),
                      fmt_num(secs, '.1f'), fmt_num(rate, '.1f'),
-                     '-' if a.wall is None else str(a.wall), '; '.join(reasons) or '-']))
+                     '-' if a.wall is None else str(a.wall),
+                     '; '.join(reasons or fields['notes']) or '-']))
     return 1 if reasons else 0
 
 
@@ -321,7 +330,7 @@ def main_summary(path):
                 rows.append((p + ['-'] * 7)[:7])
     w = max([len('scenario')] + [len(r[0]) for r in rows])
     print('%-*s  %-7s %8s %8s %8s %6s  %s' % (w, 'scenario', 'verdict', 'gps', 'seconds',
-                                              'gp/s', 'wall', 'reason'))
+                                              'gp/s', 'wall', 'reason (FAIL) / note (PASS)'))
     for r in rows:
         print('%-*s  %-7s %8s %8s %8s %6s  %s' % (w, r[0], r[1], r[2], r[3], r[4], r[5],
                                                   '' if r[6] == '-' else r[6]))

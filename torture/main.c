@@ -700,7 +700,7 @@ static int tt_check_range(const char *name, int val, int lo, int hi,
 {
 	if (val >= lo && val <= hi)
 		return 0;
-	pr_err("invalid %s=%d: must be %d..%d%s%s\n", name, val, lo, hi,
+	pr_err("invalid %s=%d: allowed range %d..%d%s%s\n", name, val, lo, hi,
 	       why ? " " : "", why ? why : "");
 	return -EINVAL;
 }
