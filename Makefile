@@ -9,6 +9,9 @@
 #   make deps           install the Debian packages the build and the guest need
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
+#   make debug-kernel   build the lockdep/KASAN/kmemleak guest kernel (cached in
+#                       ~/.cache/trcu/debug/, see scripts/debug-kernel.sh)
+#   make debug-modules  build the modules for it in build/debug/
 #   make clean
 #
 # Variables:
@@ -37,7 +40,7 @@ MUTANT_DIR   = $(TOP)/build/mutant-$(MUTANT)
 # Tree copied for a mutant build: everything kbuild needs, nothing else.
 MUTANT_SRCS  = Kbuild include module torture
 
-.PHONY: all modules kdir-check mutant deps check mutants clean help
+.PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
 
 ifeq ($(strip $(MUTANT)),)
 all modules: kdir-check
@@ -68,6 +71,21 @@ mutant: kdir-check
 deps:
 	@'$(TOP)/scripts/deps.sh'
 
+# The debug kernel (built once per source version and guest/debug.config)
+# and a copy of the module sources built against its O= tree: the objects in
+# module/ and torture/ stay those of the stock build.
+DEBUG_DIR = $(TOP)/build/debug
+debug-kernel:
+	@'$(TOP)/scripts/debug-kernel.sh'
+
+debug-modules:
+	@out=$$('$(TOP)/scripts/debug-kernel.sh') || exit 1; \
+	mkdir -p '$(DEBUG_DIR)' && \
+	tar -C '$(TOP)' -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='modules.order' \
+		--exclude='Module.symvers' $(MUTANT_SRCS) | tar -C '$(DEBUG_DIR)' -xpf - && \
+	$(MAKE) -C "$$out/build" M='$(DEBUG_DIR)' $(KBUILD_ARGS) modules
+
 check:
 	@'$(TOP)/scripts/check.sh'
 
@@ -82,4 +100,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,22p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@sed -n '3,25p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'

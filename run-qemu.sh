@@ -23,7 +23,8 @@ usage: run-qemu.sh [options]
   --duration SECONDS         torture duration (overrides the scenario's DURATION)
   --smp N                    vCPUs (overrides the scenario's SMP)
   --kernel stock|debug|PATH  guest kernel (default stock: /boot/vmlinuz-<KVER>;
-                             debug: ~/.cache/trcu/debug/bzImage)
+                             debug: lockdep/KASAN/kmemleak kernel from scripts/debug-kernel.sh,
+                             modules rebuilt for it in build/debug/)
   --accel tcg|tcg-multi|kvm  default tcg (-accel tcg,thread=single); tcg-multi = thread=multi,
                              which crashes guests that patch kernel text (see README); kvm hangs here
   --results DIR              results directory (default results/<timestamp>)
@@ -122,12 +123,13 @@ stock)
 	[ -n "$KVER" ] || { echo "run-qemu: cannot tell the kernel version (is linux-headers-amd64 installed?)" >&2; exit 1; }
 	BZIMAGE=/boot/vmlinuz-$KVER ;;
 debug)
-	BZIMAGE=$HOME/.cache/trcu/debug/bzImage
-	if [ ! -f "$BZIMAGE" ]; then
-		echo "run-qemu: --kernel debug: not available yet (no $BZIMAGE)" >&2
+	# Lockdep/KASAN/kmemleak kernel from guest/debug.config, cached in
+	# ~/.cache/trcu/debug/<key>/ (built now if missing: ~30 min on 2 cores).
+	if ! DEBUG_OUT=$("$TOP/scripts/debug-kernel.sh"); then
+		echo "run-qemu: --kernel debug: building the debug kernel failed" >&2
 		exit 1
 	fi
-	[ -n "$MODULES_DIR" ] || echo "run-qemu: warning: --kernel debug needs modules built for it (--modules-dir)" >&2 ;;
+	BZIMAGE=$DEBUG_OUT/bzImage ;;
 *)
 	BZIMAGE=$KERNEL ;;
 esac
@@ -135,6 +137,19 @@ esac
 
 if [ -n "$MODULES_DIR" ]; then
 	MOD_SRC=$MODULES_DIR
+elif [ "$KERNEL" = debug ]; then
+	# The stock build in module/ and torture/ does not load into the debug
+	# kernel: build a copy of the sources against its build tree.
+	MOD_SRC=$TOP/build/debug
+	if [ "$NO_BUILD" -eq 0 ]; then
+		mkdir -p "$TOP/build"
+		echo "run-qemu: building modules for the debug kernel (log: build/debug.log)"
+		if ! make -C "$TOP" debug-modules >"$TOP/build/debug.log" 2>&1; then
+			grep -E 'error|Error' "$TOP/build/debug.log" | head -n 20 >&2
+			echo "run-qemu: debug module build failed, see build/debug.log" >&2
+			exit 1
+		fi
+	fi
 elif [ "$NO_BUILD" -eq 0 ]; then
 	mkdir -p "$TOP/build"
 	echo "run-qemu: building modules (log: build/build.log)"
@@ -166,6 +181,10 @@ EXTRA_KOS=()
 for f in "$(dirname "$TORTURE_KO")"/*.ko; do
 	[ -f "$f" ] && [ "$f" != "$TORTURE_KO" ] && [ "$f" != "$TRCU_KO" ] && EXTRA_KOS+=("$f")
 done
+# The debug kernel's own rcutorture.ko and torture.ko (scenario REF-UPSTREAM).
+if [ "$KERNEL" = debug ]; then
+	EXTRA_KOS+=("$DEBUG_OUT/modules/rcutorture.ko" "$DEBUG_OUT/modules/torture.ko")
+fi
 
 [ -n "$RESULTS" ] || RESULTS=$TOP/results/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RESULTS" || exit 1
