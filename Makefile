@@ -13,6 +13,9 @@
 #   make check-6.12     build against 6.12 and run the TREE scenarios on it
 #                       (optional: `make check` needs only the 6.1 packages)
 #   make soak           every scenario for SOAK_DURATION s (1800) each, in turn
+#   make debug-kernel   build the lockdep/KASAN/kmemleak guest kernel (cached in
+#                       ~/.cache/trcu/debug/, see scripts/debug-kernel.sh)
+#   make debug-modules  build the modules for it in build/debug/
 #   make clean
 #
 # Variables:
@@ -55,7 +58,7 @@ CHECK_612_SCENARIOS ?= TREE01,TREE02,TREE03,TREE04,TREE05,TREE06,TREE07,TREE08,T
 CHECK_612_DURATION ?= 30
 SOAK_DURATION ?= 1800
 
-.PHONY: all modules kdir-check mutant deps check mutants clean help
+.PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
 .PHONY: deps-6.12 check-6.12 soak
 
 ifeq ($(strip $(MUTANT)),)
@@ -86,6 +89,21 @@ mutant: kdir-check
 
 deps:
 	@'$(TOP)/scripts/deps.sh'
+
+# The debug kernel (built once per source version and guest/debug.config)
+# and a copy of the module sources built against its O= tree: the objects in
+# module/ and torture/ stay those of the stock build.
+DEBUG_DIR = $(TOP)/build/debug
+debug-kernel:
+	@'$(TOP)/scripts/debug-kernel.sh'
+
+debug-modules:
+	@out=$$('$(TOP)/scripts/debug-kernel.sh') || exit 1; \
+	mkdir -p '$(DEBUG_DIR)' && \
+	tar -C '$(TOP)' -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='modules.order' \
+		--exclude='Module.symvers' $(MUTANT_SRCS) | tar -C '$(DEBUG_DIR)' -xpf - && \
+	$(MAKE) -C "$$out/build" M='$(DEBUG_DIR)' $(KBUILD_ARGS) modules
 
 check:
 	@'$(TOP)/scripts/check.sh'
@@ -125,4 +143,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,31p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@sed -n '3,34p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'

@@ -23,7 +23,8 @@ usage: run-qemu.sh [options]
   --duration SECONDS         torture duration (overrides the scenario's DURATION)
   --smp N                    vCPUs (overrides the scenario's SMP)
   --kernel stock|debug|PATH  guest kernel (default stock: /boot/vmlinuz-<KVER>;
-                             debug: ~/.cache/trcu/debug/bzImage)
+                             debug: lockdep/KASAN/kmemleak kernel from scripts/debug-kernel.sh,
+                             modules rebuilt for it in build/debug/)
   --kver VERSION             stock kernel version, e.g. 6.12.118+deb12-amd64 (same as
                              KVER=VERSION in the environment; the modules are built for it).
                              Default: what linux-headers-amd64 depends on (6.1)
@@ -128,12 +129,13 @@ stock)
 	[ -n "$KVER" ] || { echo "run-qemu: cannot tell the kernel version (is linux-headers-amd64 installed?)" >&2; exit 1; }
 	BZIMAGE=/boot/vmlinuz-$KVER ;;
 debug)
-	BZIMAGE=$HOME/.cache/trcu/debug/bzImage
-	if [ ! -f "$BZIMAGE" ]; then
-		echo "run-qemu: --kernel debug: not available yet (no $BZIMAGE)" >&2
+	# Lockdep/KASAN/kmemleak kernel from guest/debug.config, cached in
+	# ~/.cache/trcu/debug/<key>/ (built now if missing: ~30 min on 2 cores).
+	if ! DEBUG_OUT=$("$TOP/scripts/debug-kernel.sh"); then
+		echo "run-qemu: --kernel debug: building the debug kernel failed" >&2
 		exit 1
 	fi
-	[ -n "$MODULES_DIR" ] || echo "run-qemu: warning: --kernel debug needs modules built for it (--modules-dir)" >&2 ;;
+	BZIMAGE=$DEBUG_OUT/bzImage ;;
 *)
 	BZIMAGE=$KERNEL ;;
 esac
@@ -141,6 +143,19 @@ esac
 
 if [ -n "$MODULES_DIR" ]; then
 	MOD_SRC=$MODULES_DIR
+elif [ "$KERNEL" = debug ]; then
+	# The stock build in module/ and torture/ does not load into the debug
+	# kernel: build a copy of the sources against its build tree.
+	MOD_SRC=$TOP/build/debug
+	if [ "$NO_BUILD" -eq 0 ]; then
+		mkdir -p "$TOP/build"
+		echo "run-qemu: building modules for the debug kernel (log: build/debug.log)"
+		if ! make -C "$TOP" debug-modules >"$TOP/build/debug.log" 2>&1; then
+			grep -E 'error|Error' "$TOP/build/debug.log" | head -n 20 >&2
+			echo "run-qemu: debug module build failed, see build/debug.log" >&2
+			exit 1
+		fi
+	fi
 elif [ "$NO_BUILD" -eq 0 ]; then
 	mkdir -p "$TOP/build"
 	echo "run-qemu: building modules (log: build/build.log)"
@@ -181,6 +196,10 @@ EXTRA_KOS=()
 for f in "$(dirname "$TORTURE_KO")"/*.ko; do
 	[ -f "$f" ] && [ "$f" != "$TORTURE_KO" ] && [ "$f" != "$TRCU_KO" ] && EXTRA_KOS+=("$f")
 done
+# The debug kernel's own rcutorture.ko and torture.ko (scenario REF-UPSTREAM).
+if [ "$KERNEL" = debug ]; then
+	EXTRA_KOS+=("$DEBUG_OUT/modules/rcutorture.ko" "$DEBUG_OUT/modules/torture.ko")
+fi
 
 [ -n "$RESULTS" ] || RESULTS=$TOP/results/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RESULTS" || exit 1
@@ -279,6 +298,8 @@ run_one() {
 	local cpus=$SMP
 	[ -n "$MAXCPUS" ] && [ "$MAXCPUS" -gt "$cpus" ] && cpus=$MAXCPUS
 	local limit=$((DURATION * 2 + 120 + cpus * 3))
+	# The debug kernel (KASAN, lockdep, kmemleak scans) boots and runs slower.
+	[ "$KERNEL" = debug ] && limit=$((limit + 180))
 	local append="console=ttyS0 cryptomgr.notests printk.time=1 panic=-1 oops=panic loglevel=7${BOOT_ARGS:+ $BOOT_ARGS}"
 	local console=$dir/console.log markers=$dir/markers.log
 	: >"$console"

@@ -5,7 +5,10 @@
 # scenario in guest/check-list and every mutant in guest/mutants.
 #   scripts/check.sh               everything
 #   scripts/check.sh --mutants     only the mutants (`make mutants`)
-# Environment: CHECK_DURATION (s, default 30) for scenarios without their own.
+# Environment: CHECK_DURATION (s, default 30) for scenarios without their own;
+# CHECK_DEBUG=0 skips the debug-kernel part (guest/check-list-debug: the
+# scenarios again on the lockdep/KASAN/kmemleak kernel, built by
+# scripts/debug-kernel.sh if not cached: ~30 min on 2 cores).
 # Prints "[i/N] item ... PASS|FAIL (...)", a summary table (also in
 # results/<timestamp>/summary.txt) and finally "N passed, N failed".
 set -u
@@ -41,14 +44,33 @@ if [ "$ONLY_MUTANTS" -eq 0 ]; then
 else
 	SCENS=()
 fi
+DSCENS=()
+if [ "$ONLY_MUTANTS" -eq 0 ] && [ "${CHECK_DEBUG:-1}" != 0 ]; then
+	mapfile -t DSCENS < <(list guest/check-list-debug)
+fi
 mapfile -t MUTS < <(list guest/mutants)
-total=$(( ${#UNIT[@]} + ${#SCENS[@]} + ${#MUTS[@]} ))
+total=$(( ${#UNIT[@]} + ${#SCENS[@]} + ${#MUTS[@]} + ${#DSCENS[@]} ))
+[ "${#DSCENS[@]}" -gt 0 ] && total=$((total + 1))   # debug kernel + modules
 [ "$ONLY_MUTANTS" -eq 0 ] && total=$((total + 2))   # checkpatch, W=1 build
 
 n=0
 pass=0
 fail=0
 started=$SECONDS
+
+# The debug kernel, if not cached, builds in the background (nice, -j2) while
+# the host tests and the stock scenarios run: a guest keeps one core busy,
+# and the build would otherwise add its whole time to the check's.
+DBG_PID=
+DBG_CACHED=
+if [ "${#DSCENS[@]}" -gt 0 ]; then
+	DBG_CACHED=$("$TOP/scripts/debug-kernel.sh" --dir 2>/dev/null)
+	if [ -z "$DBG_CACHED" ]; then
+		echo "check: building the debug kernel in the background (log: $R/logs/debug-kernel-build.log)"
+		"$TOP/scripts/debug-kernel.sh" >"$R/logs/debug-kernel-build.log" 2>&1 &
+		DBG_PID=$!
+	fi
+fi
 
 # result NAME PASS|FAIL DETAIL [gps secs rate wall]: count, print, record.
 result() {
@@ -151,6 +173,54 @@ for line in "${MUTS[@]}"; do
 		result "$name" FAIL "not caught: scenario passed" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" ;;
 	esac
 done
+
+# --- debug kernel: guest/check-list-debug on the lockdep/KASAN kernel ----
+# Last, so that its background build overlaps as much stock work as possible.
+# Any lockdep, might_sleep, KASAN or kmemleak report fails the scenario
+# (scripts/verdict.py's BAD_PATTERNS).
+if [ "${#DSCENS[@]}" -gt 0 ]; then
+	n=$((n + 1))
+	log=$R/logs/debug-kernel.log
+	t0=$SECONDS
+	dok=0
+	# Waiting here is the part of the background build the check did not hide.
+	[ -n "$DBG_PID" ] && wait "$DBG_PID"
+	waited=$((SECONDS - t0))
+	if make -C "$TOP" debug-modules >"$log" 2>&1; then
+		dout=$("$TOP/scripts/debug-kernel.sh" --dir)
+		mkdir -p "$R/debug-modules"
+		cp build/debug/module/trcu.ko build/debug/torture/*.ko "$R/debug-modules/" && dok=1
+	fi
+	if [ "$dok" -eq 1 ]; then
+		if [ -n "$DBG_CACHED" ]; then
+			how="cached kernel, modules $((SECONDS - t0)) s"
+		else
+			how="kernel built in $(cat "$dout/build-seconds") s (waited ${waited} s), modules $((SECONDS - t0 - waited)) s"
+		fi
+		result "debug kernel" PASS "$how"
+	else
+		cat "$R/logs/debug-kernel-build.log" >>"$log" 2>/dev/null
+		grep -E 'error|Error|debug-kernel:' "$log" | head -n 10
+		result "debug kernel" FAIL "build failed, see $log"
+	fi
+	for line in "${DSCENS[@]}"; do
+		read -r scn dur _ <<<"$line"
+		dur=${dur:-$CHECK_DURATION}
+		n=$((n + 1))
+		if [ "$dok" -ne 1 ]; then
+			result "debug:$scn" FAIL "no debug kernel"
+			continue
+		fi
+		./run-qemu.sh --no-deps --quiet --kernel debug --scenario "$scn" --duration "$dur" \
+			--modules-dir "$R/debug-modules" --results "$R/debug" >"$R/logs/debug-$scn.log" 2>&1
+		IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/debug/$scn/verdict.txt")
+		if [ "${v:-}" = PASS ]; then
+			result "debug:$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s" "$gps" "$secs" "$rate" "$wall"
+		else
+			result "debug:$scn" FAIL "${reason:-no verdict, see $R/logs/debug-$scn.log}" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
+		fi
+	done
+fi
 
 {
 	python3 "$TOP/scripts/verdict.py" --summary "$ROWS"

@@ -37,6 +37,11 @@ BAD_PATTERNS = [
     ('Oops', re.compile(r'Oops')),
     ('Call Trace', re.compile(r'Call Trace')),
     ('kernel panic', re.compile(r'Kernel panic')),
+    # Debug kernel: lockdep ("WARNING: possible circular locking...", "WARNING:
+    # suspicious RCU usage"), might_sleep ("BUG: sleeping function called from
+    # invalid context"), KASAN ("BUG: KASAN:") and debugobjects (a WARN) are
+    # caught above; kmemleak's scan only prints this line.
+    ('kmemleak', re.compile(r'kmemleak: \d+ new suspected memory leak')),
 ]
 MAX_LINE = 120
 
