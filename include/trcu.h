@@ -87,4 +87,24 @@ void trcu_barrier_bh(void);
 long trcu_batches_completed(void);
 long trcu_batches_completed_bh(void);
 
+/*
+ * Polled grace periods: a cookie names the grace period that must end
+ * before what was removed before taking it may be freed.  Wrap-safe.
+ */
+unsigned long get_state_synchronize_trcu(void);
+unsigned long start_poll_synchronize_trcu(void);
+bool poll_state_synchronize_trcu(unsigned long cookie);
+void cond_synchronize_trcu(unsigned long cookie);
+unsigned long get_state_synchronize_trcu_bh(void);
+unsigned long start_poll_synchronize_trcu_bh(void);
+bool poll_state_synchronize_trcu_bh(unsigned long cookie);
+void cond_synchronize_trcu_bh(unsigned long cookie);
+
+/*
+ * Expedited grace periods: IPIs the non-idle online CPUs instead of
+ * waiting for their ticks.  Concurrent callers share one.
+ */
+void synchronize_trcu_expedited(void);
+void synchronize_trcu_bh_expedited(void);
+
 #endif /* _TRCU_H */

@@ -174,6 +174,7 @@ static void __exit trcu_exit(void)
 		trcu_debugfs_exit();
 	trcu_barrier();
 	trcu_barrier_bh();
+	trcu_exp_exit();	/* expedited GPs: pending wakeups */
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)
 		trcu_gp_kthread_stop(&trcu_states[i]);
 	trcu_hooks_exit();

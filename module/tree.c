@@ -75,6 +75,8 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 		rnp->grphi = gn.grphi;
 		rnp->grpnum = gn.grpnum;
 		rnp->level = gn.level;
+		rnp->gpnum = TRCU_GP_INITVAL;
+		rnp->completed = TRCU_GP_INITVAL;
 		rnp->parent = gn.parent < 0 ? NULL : &rsp->node[gn.parent];
 	}
 
@@ -93,11 +95,20 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 							       cpu)];
 		rdp->grpmask = 1UL << trcu_geom_cpu_bit(&rsp->geom, cpu);
 		rdp->blimit = trcu_blimit;
+		/* Grace-period numbers start at TRCU_GP_INITVAL (tree.h). */
+		rdp->gpnum = TRCU_GP_INITVAL;
+		rdp->completed = TRCU_GP_INITVAL;
+		rdp->passed_quiesc_completed = TRCU_GP_INITVAL;
+		rdp->gp_requested = TRCU_GP_INITVAL;
 		rdp->dynticks = per_cpu_ptr(trcu_dynticks, cpu);
 		trcu_init_cblist(rdp);
 		tasklet_setup(&rdp->tasklet, trcu_core_tasklet);
 	}
 
+	rsp->gpnum = TRCU_GP_INITVAL;
+	rsp->completed = TRCU_GP_INITVAL;
+	rsp->gp_needed = TRCU_GP_INITVAL;
+	rsp->dynticks_completed = TRCU_GP_INITVAL;
 	raw_spin_lock_init(&rsp->onofflock);
 	raw_spin_lock_init(&rsp->fqslock);
 	init_waitqueue_head(&rsp->gp_wq);
@@ -527,14 +538,17 @@ void synchronize_trcu_bh(void)
 }
 EXPORT_SYMBOL_GPL(synchronize_trcu_bh);
 
-/* Number of trcu grace periods completed since the module was loaded. */
+/*
+ * Count of completed trcu grace periods.  Starts at TRCU_GP_INITVAL
+ * (negative), so only differences between two calls are meaningful.
+ */
 long trcu_batches_completed(void)
 {
 	return READ_ONCE(trcu_sched_state.completed);
 }
 EXPORT_SYMBOL_GPL(trcu_batches_completed);
 
-/* Number of trcu_bh grace periods completed since load. */
+/* Count of completed trcu_bh grace periods (differences only). */
 long trcu_batches_completed_bh(void)
 {
 	return READ_ONCE(trcu_bh_state.completed);
