@@ -15,6 +15,7 @@
 #include <linux/smp.h>
 #include <linux/cpu.h>
 #include <linux/interrupt.h>
+#include <linux/slab.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -173,7 +174,15 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	while (list) {
 		next = list->next;
 		prefetch(next);
-		list->func(list);
+		/*
+		 * kfree_trcu()'s fallback (kfree.c) queues an object's own
+		 * head with the head's offset in the object as "function":
+		 * no function lives in the first page.
+		 */
+		if (TRCU_KFREE_IS_OFFSET(list->func))
+			kfree((void *)list - (unsigned long)list->func);
+		else
+			list->func(list);
 		list = next;
 		if (++count >= rdp->blimit)
 			break;

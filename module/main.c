@@ -116,6 +116,7 @@ static int __init trcu_init(void)
 	ret = trcu_dynticks_init();
 	if (ret)
 		return ret;
+	trcu_kfree_init();
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		ret = trcu_tree_init(&trcu_states[i], i);
 		if (ret) {
@@ -172,7 +173,8 @@ static void __exit trcu_exit(void)
 
 	if (trcu_trace)
 		trcu_debugfs_exit();
-	trcu_barrier();
+	trcu_kfree_exit();	/* partial kfree_trcu() batches, before */
+	trcu_barrier();		/*  the barrier that waits for them */
 	trcu_barrier_bh();
 	trcu_exp_exit();	/* expedited GPs: pending wakeups */
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)

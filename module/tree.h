@@ -272,6 +272,10 @@ unsigned long trcu_poll_get_state(struct trcu_state *rsp);
 void trcu_exp_exit(void);
 void trcu_exp_report_qs(int flavor);
 
+/* kfree.c: kfree_trcu() batches. */
+void trcu_kfree_init(void);
+void trcu_kfree_exit(void);
+
 /* callbacks.c: segmented per-CPU callback lists, invocation, barrier. */
 void trcu_init_cblist(struct trcu_data *rdp);
 bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
