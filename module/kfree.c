@@ -113,7 +113,9 @@ void trcu_kfree_call(struct rcu_head *head, void *ptr)
 	kc = this_cpu_ptr(&trcu_kfree_cpus);
 	b = kc->cur;
 	if (!b) {
-		b = (void *)__get_free_page(GFP_NOWAIT | __GFP_NOWARN);
+		/* kfree_nobatch=1 tests the fallback as if pages ran out. */
+		b = trcu_kfree_nobatch ? NULL :
+			(void *)__get_free_page(GFP_NOWAIT | __GFP_NOWARN);
 		if (!b) {
 			raw_spin_unlock_irqrestore(&kc->lock, flags);
 			/* No page: this object's own head, offset as func. */

@@ -51,6 +51,10 @@ int trcu_qlowmark = 100;
 module_param_named(qlowmark, trcu_qlowmark, int, 0444);
 MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again");
 
+int trcu_kfree_nobatch;
+module_param_named(kfree_nobatch, trcu_kfree_nobatch, int, 0444);
+MODULE_PARM_DESC(kfree_nobatch, "Test: kfree_trcu() never batches (0/1)");
+
 int trcu_trace = 1;
 module_param_named(trace, trcu_trace, int, 0444);
 MODULE_PARM_DESC(trace, "Create debugfs trcu/ files (0/1)");
@@ -80,6 +84,7 @@ static int trcu_check_params(void)
 	    trcu_param_bad("blimit", trcu_blimit, 1, 10000) ||
 	    trcu_param_bad("qhimark", trcu_qhimark, 1, 10000000) ||
 	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, trcu_qhimark) ||
+	    trcu_param_bad("kfree_nobatch", trcu_kfree_nobatch, 0, 1) ||
 	    trcu_param_bad("trace", trcu_trace, 0, 1))
 		return -EINVAL;
 	if (!trcu_fanout_leaf)

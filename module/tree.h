@@ -233,6 +233,7 @@ extern int trcu_blimit;
 extern int trcu_qhimark;
 extern int trcu_qlowmark;
 extern int trcu_trace;
+extern int trcu_kfree_nobatch;
 
 static inline struct trcu_node *trcu_root(struct trcu_state *rsp)
 {
