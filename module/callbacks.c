@@ -19,6 +19,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 /* Empty @rdp's callback list.  Caller: init, or owner with irqs off. */
 void trcu_init_cblist(struct trcu_data *rdp)
@@ -170,6 +171,7 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 		if (rdp->nxttail[i] == tail)
 			rdp->nxttail[i] = &rdp->nxtlist;
 	local_irq_restore(flags);
+	trace_trcu_batch_start(rsp->name, READ_ONCE(rdp->qlen), rdp->blimit);
 
 	while (list) {
 		next = list->next;
@@ -203,6 +205,7 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	/* Decremented only now, so trcu_barrier() sees in-flight ones. */
 	WRITE_ONCE(rdp->qlen, rdp->qlen - count);
 	rdp->n_cbs_invoked += count;
+	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))

@@ -21,6 +21,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 
@@ -233,6 +234,7 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 		return;
 	}
 	rdp->qs_pending = false;
+	trace_trcu_qs_report(rsp->name, rdp->cpu, rdp->gpnum);
 	trcu_report_qs_rnp(rsp, rnp, rdp->grpmask, rdp->gpnum, flags);
 }
 
@@ -370,6 +372,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	smp_wmb();
 	WRITE_ONCE(rsp->gpnum, gpnum);
 	raw_spin_unlock(&root->lock);
+	trace_trcu_gp_start(rsp->name, gpnum);
 	/*
 	 * Order the ->gpnum update before any CPU can see the leaf change,
 	 * and the callbacks queued before (their ->gpnum reads in
@@ -418,6 +421,7 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 	raw_spin_lock_irq(&root->lock);
 	WRITE_ONCE(rsp->completed, rsp->gpnum);
 	raw_spin_unlock_irq(&root->lock);
+	trace_trcu_gp_end(rsp->name, rsp->completed, jiffies - rsp->gp_start);
 	trcu_for_each_node(rsp, rnp) {
 		raw_spin_lock_irq(&rnp->lock);
 		WRITE_ONCE(rnp->completed, rsp->completed);

@@ -183,6 +183,11 @@ static int tt_bench(int n)
 	return 0;
 }
 
+static void tt_ctor(void *obj)
+{
+	((struct tt_obj *)obj)->val = -1;
+}
+
 static int tt_kfree(int n)
 {
 	struct kmem_cache *cache = NULL;
@@ -190,8 +195,13 @@ static int tt_kfree(int n)
 	int i;
 
 	if (!kfree_nowait) {
+		/*
+		 * The constructor keeps SLUB from merging this cache into a
+		 * kmalloc one: only an unmerged cache checks, when destroyed,
+		 * that every object was freed.
+		 */
 		cache = kmem_cache_create("trcutest_kfree", sizeof(*p), 0, 0,
-					  NULL);
+					  tt_ctor);
 		if (!cache)
 			return -ENOMEM;
 	}
