@@ -18,16 +18,17 @@
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 static struct lock_class_key trcu_lock_key;
-struct lockdep_map trcu_lock_map =
-	STATIC_LOCKDEP_MAP_INIT("trcu_read_lock", &trcu_lock_key);
 static struct lock_class_key trcu_bh_lock_key;
-struct lockdep_map trcu_bh_lock_map =
-	STATIC_LOCKDEP_MAP_INIT("trcu_read_lock_bh", &trcu_bh_lock_key);
+#define TRCU_MAP_INIT(name, key) STATIC_LOCKDEP_MAP_INIT(name, key)
 #else
-struct lockdep_map trcu_lock_map;
-struct lockdep_map trcu_bh_lock_map;
+#define TRCU_MAP_INIT(name, key) { }
 #endif
+
+struct lockdep_map trcu_lock_map = TRCU_MAP_INIT("trcu_read_lock",
+						 &trcu_lock_key);
 EXPORT_SYMBOL_GPL(trcu_lock_map);
+struct lockdep_map trcu_bh_lock_map = TRCU_MAP_INIT("trcu_read_lock_bh",
+						    &trcu_bh_lock_key);
 EXPORT_SYMBOL_GPL(trcu_bh_lock_map);
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
