@@ -20,12 +20,26 @@
 #include <linux/preempt.h>
 #include <linux/bottom_half.h>
 #include <linux/irqflags.h>
+#include <linux/stddef.h>
+#include <linux/build_bug.h>
+#include <linux/rcupdate.h>
 
 struct rcu_head;
 
 /* Out-of-line halves of an NMI-context reader; see the comment above. */
 void trcu_nmi_reader_enter(void);
 void trcu_nmi_reader_exit(void);
+
+/*
+ * Lockdep: one lockdep_map per flavour, exported by trcu.ko, acquired as
+ * a recursive read lock by the read side exactly as the kernel's
+ * rcu_read_lock_sched() does (rcu_lock_acquire()/rcu_lock_release(),
+ * which compile away without CONFIG_DEBUG_LOCK_ALLOC).  The kernel's
+ * rcu_read_lock() also acquires its map from NMI context; lockdep copes
+ * (lock_acquire() knows NMIs), so trcu readers stay NMI-safe.
+ */
+extern struct lockdep_map trcu_lock_map;
+extern struct lockdep_map trcu_bh_lock_map;
 
 /**
  * trcu_read_lock() - mark the beginning of a trcu read-side critical section
@@ -38,6 +52,7 @@ static inline void trcu_read_lock(void)
 	preempt_disable();
 	if (unlikely(in_nmi()))
 		trcu_nmi_reader_enter();
+	rcu_lock_acquire(&trcu_lock_map);
 }
 
 /**
@@ -45,6 +60,7 @@ static inline void trcu_read_lock(void)
  */
 static inline void trcu_read_unlock(void)
 {
+	rcu_lock_release(&trcu_lock_map);
 	if (unlikely(in_nmi()))
 		trcu_nmi_reader_exit();
 	preempt_enable();
@@ -60,10 +76,14 @@ static inline void trcu_read_unlock(void)
  */
 static inline void trcu_read_lock_bh(void)
 {
-	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled()))
-		trcu_read_lock();
-	else
+	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled())) {
+		preempt_disable();
+		if (unlikely(in_nmi()))
+			trcu_nmi_reader_enter();
+	} else {
 		local_bh_disable();
+	}
+	rcu_lock_acquire(&trcu_bh_lock_map);
 }
 
 /**
@@ -71,11 +91,52 @@ static inline void trcu_read_lock_bh(void)
  */
 static inline void trcu_read_unlock_bh(void)
 {
-	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled()))
-		trcu_read_unlock();
-	else
+	rcu_lock_release(&trcu_bh_lock_map);
+	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled())) {
+		if (unlikely(in_nmi()))
+			trcu_nmi_reader_exit();
+		preempt_enable();
+	} else {
 		local_bh_enable();
+	}
 }
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+int trcu_read_lock_held(void);
+int trcu_read_lock_bh_held(void);
+#else
+/*
+ * Without lockdep, as the kernel's rcu_read_lock_sched_held(): any
+ * region with preemption disabled is a trcu (and a trcu_bh) reader.
+ */
+static inline int trcu_read_lock_held(void)
+{
+	return !preemptible();
+}
+
+static inline int trcu_read_lock_bh_held(void)
+{
+	return !preemptible();
+}
+#endif
+
+/*
+ * Pointer access.  Built on the kernel's __rcu_dereference_check(), with
+ * trcu's own "held" checks: rcu_dereference_check() would also accept
+ * the built-in rcu_read_lock(), which does not protect against trcu
+ * grace periods.  Under CONFIG_PROVE_RCU a violation prints lockdep's
+ * "suspicious RCU usage" report.
+ */
+#define trcu_dereference_check(p, c) \
+	__rcu_dereference_check((p), __UNIQUE_ID(rcu), \
+				(c) || trcu_read_lock_held(), __rcu)
+#define trcu_dereference_bh_check(p, c) \
+	__rcu_dereference_check((p), __UNIQUE_ID(rcu), \
+				(c) || trcu_read_lock_bh_held(), __rcu)
+#define trcu_dereference(p)		trcu_dereference_check(p, 0)
+#define trcu_dereference_bh(p)		trcu_dereference_bh_check(p, 0)
+/* Update side, with the update-side lock @c held: no reader protection. */
+#define trcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
 
 /* Update side: all exported GPL, all may be called from any module. */
 void call_trcu(struct rcu_head *head, rcu_callback_t func);
@@ -86,5 +147,43 @@ void trcu_barrier(void);
 void trcu_barrier_bh(void);
 long trcu_batches_completed(void);
 long trcu_batches_completed_bh(void);
+
+/*
+ * Polled grace periods: a cookie names the grace period that must end
+ * before what was removed before taking it may be freed.  Wrap-safe.
+ */
+unsigned long get_state_synchronize_trcu(void);
+unsigned long start_poll_synchronize_trcu(void);
+bool poll_state_synchronize_trcu(unsigned long cookie);
+void cond_synchronize_trcu(unsigned long cookie);
+unsigned long get_state_synchronize_trcu_bh(void);
+unsigned long start_poll_synchronize_trcu_bh(void);
+bool poll_state_synchronize_trcu_bh(unsigned long cookie);
+void cond_synchronize_trcu_bh(unsigned long cookie);
+
+/*
+ * Expedited grace periods: IPIs the non-idle online CPUs instead of
+ * waiting for their ticks.  Concurrent callers share one.
+ */
+void synchronize_trcu_expedited(void);
+void synchronize_trcu_bh_expedited(void);
+
+/*
+ * kfree_trcu(ptr, rhf): kfree(ptr) after a trcu grace period.  @rhf is
+ * the name of a struct rcu_head member of *ptr, used only when no batch
+ * page can be allocated; it must lie within the first 4096 bytes.
+ * kfree_trcu_barrier() waits for every object queued so far.
+ */
+#define TRCU_KFREE_IS_OFFSET(f)	((unsigned long)(f) < 4096)
+void trcu_kfree_call(struct rcu_head *head, void *ptr);
+void kfree_trcu_barrier(void);
+#define kfree_trcu(ptr, rhf)						\
+do {									\
+	typeof(ptr) ___p = (ptr);					\
+									\
+	BUILD_BUG_ON(!TRCU_KFREE_IS_OFFSET(offsetof(typeof(*___p), rhf))); \
+	if (___p)							\
+		trcu_kfree_call(&___p->rhf, ___p);			\
+} while (0)
 
 #endif /* _TRCU_H */

@@ -15,9 +15,11 @@
 #include <linux/smp.h>
 #include <linux/cpu.h>
 #include <linux/interrupt.h>
+#include <linux/slab.h>
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 /* Empty @rdp's callback list.  Caller: init, or owner with irqs off. */
 void trcu_init_cblist(struct trcu_data *rdp)
@@ -169,11 +171,20 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 		if (rdp->nxttail[i] == tail)
 			rdp->nxttail[i] = &rdp->nxtlist;
 	local_irq_restore(flags);
+	trace_trcu_batch_start(rsp->name, READ_ONCE(rdp->qlen), rdp->blimit);
 
 	while (list) {
 		next = list->next;
 		prefetch(next);
-		list->func(list);
+		/*
+		 * kfree_trcu()'s fallback (kfree.c) queues an object's own
+		 * head with the head's offset in the object as "function":
+		 * no function lives in the first page.
+		 */
+		if (TRCU_KFREE_IS_OFFSET(list->func))
+			kfree((void *)list - (unsigned long)list->func);
+		else
+			list->func(list);
 		list = next;
 		if (++count >= rdp->blimit)
 			break;
@@ -194,6 +205,7 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	/* Decremented only now, so trcu_barrier() sees in-flight ones. */
 	WRITE_ONCE(rdp->qlen, rdp->qlen - count);
 	rdp->n_cbs_invoked += count;
+	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))

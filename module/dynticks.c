@@ -24,6 +24,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 struct trcu_dynticks __percpu *trcu_dynticks;
 
@@ -291,7 +292,7 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 	cpumask_var_t nudge;
 	bool snapshot, have_mask;
 	long gpnum;
-	int cpu;
+	int cpu, credited = 0;
 
 	have_mask = zalloc_cpumask_var(&nudge, GFP_KERNEL);
 	raw_spin_lock_irqsave(&rsp->fqslock, flags);
@@ -323,6 +324,7 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 		}
 		if (!qs)
 			continue;
+		credited += hweight_long(qs);
 		raw_spin_lock_irqsave(&rnp->lock, f2);
 		/* Only this GP's bits; trcu_report_qs_rnp() checks too. */
 		if (rnp->gpnum != gpnum) {
@@ -333,6 +335,8 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 	}
 	rsp->signaled = TRCU_FORCE_QS;
 	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
+	trace_trcu_fqs(rsp->name, gpnum, snapshot, credited,
+		       have_mask ? cpumask_weight(nudge) : 0);
 
 	if (have_mask) {
 		/* IPIs need irqs on: sent after dropping fqslock. */

@@ -55,6 +55,7 @@ static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
 			trcu_note_gp_changes(rsp, rdp);
 		rdp->passed_quiesc = true;
 		rdp->passed_quiesc_completed = rdp->completed;
+		trcu_exp_report_qs(rsp->flavor);	/* exp.c */
 	}
 	trcu_stall_check_self(rsp, rdp);
 	if (READ_ONCE(rnp->gpnum) != rdp->gpnum ||
@@ -121,6 +122,7 @@ static notrace void trcu_sched_switch(void *data, bool preempt,
 		rdp = this_cpu_ptr(trcu_states[i].rda);
 		rdp->passed_quiesc = true;
 		rdp->passed_quiesc_completed = rdp->completed;
+		trcu_exp_report_qs(i);	/* exp.c: flags + irq_work only */
 	}
 }
 NOKPROBE_SYMBOL(trcu_sched_switch);
@@ -162,6 +164,7 @@ static notrace int trcu_cond_resched_pre(struct kprobe *p, struct pt_regs *r)
 		rdp = this_cpu_ptr(trcu_states[i].rda);
 		rdp->passed_quiesc = true;
 		rdp->passed_quiesc_completed = rdp->completed;
+		trcu_exp_report_qs(i);	/* exp.c: flags + irq_work only */
 	}
 	return 0;
 }

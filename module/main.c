@@ -51,6 +51,10 @@ int trcu_qlowmark = 100;
 module_param_named(qlowmark, trcu_qlowmark, int, 0444);
 MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again (0..qhimark)");
 
+int trcu_kfree_nobatch;
+module_param_named(kfree_nobatch, trcu_kfree_nobatch, int, 0444);
+MODULE_PARM_DESC(kfree_nobatch, "Test: kfree_trcu() never batches (0/1)");
+
 int trcu_trace = 1;
 module_param_named(trace, trcu_trace, int, 0444);
 MODULE_PARM_DESC(trace, "Create debugfs trcu/ files (0/1)");
@@ -83,6 +87,7 @@ static int trcu_check_params(void)
 	    trcu_param_bad("blimit", trcu_blimit, 1, 10000) ||
 	    trcu_param_bad("qhimark", trcu_qhimark, 1, 10000000) ||
 	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, 10000000) ||
+	    trcu_param_bad("kfree_nobatch", trcu_kfree_nobatch, 0, 1) ||
 	    trcu_param_bad("trace", trcu_trace, 0, 1))
 		return -EINVAL;
 	/*
@@ -134,6 +139,7 @@ static int __init trcu_init(void)
 	ret = trcu_dynticks_init();
 	if (ret)
 		return ret;
+	trcu_kfree_init();
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		ret = trcu_tree_init(&trcu_states[i], i);
 		if (ret) {
@@ -190,8 +196,10 @@ static void __exit trcu_exit(void)
 
 	if (trcu_trace)
 		trcu_debugfs_exit();
-	trcu_barrier();
+	trcu_kfree_exit();	/* partial kfree_trcu() batches, before */
+	trcu_barrier();		/*  the barrier that waits for them */
 	trcu_barrier_bh();
+	trcu_exp_exit();	/* expedited GPs: pending wakeups */
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)
 		trcu_gp_kthread_stop(&trcu_states[i]);
 	trcu_hooks_exit();

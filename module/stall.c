@@ -16,6 +16,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 /* Let the stalled CPU take a tick or two before others rat on it. */
 #define TRCU_STALL_RAT_DELAY	2
@@ -75,6 +76,7 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 	}
 	if (!trcu_stall_claim(rsp, js))
 		return;
+	trace_trcu_stall(rsp->name, rdp->cpu, gpnum, true);
 	pr_err("INFO: %s self-detected stall on CPU %d (gp %ld, %lu jiffies)\n",
 	       rsp->name, rdp->cpu, gpnum, jiffies - rsp->gp_start);
 }
@@ -109,6 +111,7 @@ notrace void trcu_stall_check_others(struct trcu_state *rsp)
 		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {
 			if (!(mask & per_cpu_ptr(rsp->rda, cpu)->grpmask))
 				continue;
+			trace_trcu_stall(rsp->name, cpu, gpnum, false);
 			pr_err("INFO: %s detected stall on CPU %d (gp %ld, %lu jiffies)\n",
 			       rsp->name, cpu, gpnum, jiffies - rsp->gp_start);
 			n++;

@@ -21,6 +21,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "trcu_trace.h"
 
 struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 
@@ -84,6 +85,8 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 		rnp->grphi = gn.grphi;
 		rnp->grpnum = gn.grpnum;
 		rnp->level = gn.level;
+		rnp->gpnum = TRCU_GP_INITVAL;
+		rnp->completed = TRCU_GP_INITVAL;
 		rnp->parent = gn.parent < 0 ? NULL : &rsp->node[gn.parent];
 	}
 
@@ -102,12 +105,21 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 							       cpu)];
 		rdp->grpmask = 1UL << trcu_geom_cpu_bit(&rsp->geom, cpu);
 		rdp->blimit = trcu_blimit;
+		/* Grace-period numbers start at TRCU_GP_INITVAL (tree.h). */
+		rdp->gpnum = TRCU_GP_INITVAL;
+		rdp->completed = TRCU_GP_INITVAL;
+		rdp->passed_quiesc_completed = TRCU_GP_INITVAL;
+		rdp->gp_requested = TRCU_GP_INITVAL;
 		rdp->dynticks = per_cpu_ptr(trcu_dynticks, cpu);
 		trcu_init_cblist(rdp);
 		tasklet_setup(&rdp->tasklet, trcu_core_tasklet);
 		init_irq_work(&rdp->kick_work, trcu_kick_work);
 	}
 
+	rsp->gpnum = TRCU_GP_INITVAL;
+	rsp->completed = TRCU_GP_INITVAL;
+	rsp->gp_needed = TRCU_GP_INITVAL;
+	rsp->dynticks_completed = TRCU_GP_INITVAL;
 	raw_spin_lock_init(&rsp->onofflock);
 	raw_spin_lock_init(&rsp->fqslock);
 	init_waitqueue_head(&rsp->gp_wq);
@@ -232,6 +244,7 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 		return;
 	}
 	rdp->qs_pending = false;
+	trace_trcu_qs_report(rsp->name, rdp->cpu, rdp->gpnum);
 	trcu_report_qs_rnp(rsp, rnp, rdp->grpmask, rdp->gpnum, flags);
 }
 
@@ -369,6 +382,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	smp_wmb();
 	WRITE_ONCE(rsp->gpnum, gpnum);
 	raw_spin_unlock(&root->lock);
+	trace_trcu_gp_start(rsp->name, gpnum);
 	/*
 	 * Order the ->gpnum update before any CPU can see the leaf change,
 	 * and the callbacks queued before (their ->gpnum reads in
@@ -429,6 +443,7 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 	raw_spin_lock_irq(&root->lock);
 	WRITE_ONCE(rsp->completed, rsp->gpnum);
 	raw_spin_unlock_irq(&root->lock);
+	trace_trcu_gp_end(rsp->name, rsp->completed, jiffies - rsp->gp_start);
 	trcu_for_each_node(rsp, rnp) {
 		raw_spin_lock_irq(&rnp->lock);
 		WRITE_ONCE(rnp->completed, rsp->completed);
@@ -549,14 +564,17 @@ void synchronize_trcu_bh(void)
 }
 EXPORT_SYMBOL_GPL(synchronize_trcu_bh);
 
-/* Number of trcu grace periods completed since the module was loaded. */
+/*
+ * Count of completed trcu grace periods.  Starts at TRCU_GP_INITVAL
+ * (negative), so only differences between two calls are meaningful.
+ */
 long trcu_batches_completed(void)
 {
 	return READ_ONCE(trcu_sched_state.completed);
 }
 EXPORT_SYMBOL_GPL(trcu_batches_completed);
 
-/* Number of trcu_bh grace periods completed since load. */
+/* Count of completed trcu_bh grace periods (differences only). */
 long trcu_batches_completed_bh(void)
 {
 	return READ_ONCE(trcu_bh_state.completed);

@@ -39,6 +39,18 @@
 #include "geometry.h"
 
 #define TRCU_NR_FLAVORS		2
+
+/*
+ * Initial value of every grace-period number (->gpnum, ->completed and
+ * the copies and requests derived from them).  Negative, as the kernel's
+ * own gp_seq starts just short of wrapping: the engine compares these
+ * longs with signed arithmetic and stays correct (no overflow for ~2^63
+ * GPs), while the unsigned cookies of the polled API (poll.c) cross
+ * ULONG_MAX -> 0 within the first 300 grace periods, so their wrap-safe
+ * comparison is exercised by every run.  trcu_batches_completed() is only
+ * ever meaningful as a difference.
+ */
+#define TRCU_GP_INITVAL		(-300L)
 #define TRCU_FLAVOR_SCHED	0	/* trcu: preempt-disabled readers */
 #define TRCU_FLAVOR_BH		1	/* trcu_bh: bh-disabled readers */
 
@@ -224,6 +236,7 @@ extern int trcu_blimit;
 extern int trcu_qhimark;
 extern int trcu_qlowmark;
 extern int trcu_trace;
+extern int trcu_kfree_nobatch;
 /* hooks.c: booted preempt=full, sampled at load. */
 extern bool trcu_preempt_full;
 
@@ -274,6 +287,17 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 		     long gpnum);
 void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
 void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu);
+
+/* poll.c: polled grace periods (cookies). */
+unsigned long trcu_poll_get_state(struct trcu_state *rsp);
+
+/* exp.c: expedited grace periods. */
+void trcu_exp_exit(void);
+void trcu_exp_report_qs(int flavor);
+
+/* kfree.c: kfree_trcu() batches. */
+void trcu_kfree_init(void);
+void trcu_kfree_exit(void);
 
 /* callbacks.c: segmented per-CPU callback lists, invocation, barrier. */
 void trcu_init_cblist(struct trcu_data *rdp);

@@ -44,6 +44,25 @@ static const struct trcu_torture_ops tt_trcu_ops = {
 	.sync		= synchronize_trcu,
 	.call		= call_trcu,
 	.cb_barrier	= trcu_barrier,
+	.get_state	= get_state_synchronize_trcu,
+	.start_poll	= start_poll_synchronize_trcu,
+	.poll_state	= poll_state_synchronize_trcu,
+	.cond_sync	= cond_synchronize_trcu,
+};
+
+/*
+ * ---- trcu_exp: trcu with expedited grace periods for every synchronous
+ * wait (writer and fake writers); callbacks and barriers are trcu's.
+ */
+static const struct trcu_torture_ops tt_trcu_exp_ops = {
+	.name		= "trcu_exp",
+	.gp_count_strict = true,
+	.readlock	= tt_trcu_readlock,
+	.readunlock	= tt_trcu_readunlock,
+	.get_gp_count	= tt_trcu_gp_count,
+	.sync		= synchronize_trcu_expedited,
+	.call		= call_trcu,
+	.cb_barrier	= trcu_barrier,
 };
 
 /* ---- trcu_bh: trcu's bottom-half flavour ------------------------------ */
@@ -71,6 +90,22 @@ static const struct trcu_torture_ops tt_trcu_bh_ops = {
 	.readunlock	= tt_trcu_bh_readunlock,
 	.get_gp_count	= tt_trcu_bh_gp_count,
 	.sync		= synchronize_trcu_bh,
+	.call		= call_trcu_bh,
+	.cb_barrier	= trcu_barrier_bh,
+	.get_state	= get_state_synchronize_trcu_bh,
+	.start_poll	= start_poll_synchronize_trcu_bh,
+	.poll_state	= poll_state_synchronize_trcu_bh,
+	.cond_sync	= cond_synchronize_trcu_bh,
+};
+
+/* ---- trcu_bh_exp: trcu_bh with expedited synchronous waits ------------ */
+static const struct trcu_torture_ops tt_trcu_bh_exp_ops = {
+	.name		= "trcu_bh_exp",
+	.gp_count_strict = true,
+	.readlock	= tt_trcu_bh_readlock,
+	.readunlock	= tt_trcu_bh_readunlock,
+	.get_gp_count	= tt_trcu_bh_gp_count,
+	.sync		= synchronize_trcu_bh_expedited,
 	.call		= call_trcu_bh,
 	.cb_barrier	= trcu_barrier_bh,
 };
@@ -292,7 +327,8 @@ static const struct trcu_torture_ops tt_busted_gp_ops = {
 };
 
 static const struct trcu_torture_ops *const tt_flavors[] = {
-	&tt_trcu_ops, &tt_trcu_bh_ops, &tt_rcu_ops, &tt_rcu_bh_ops, &tt_srcu_ops,
+	&tt_trcu_ops, &tt_trcu_bh_ops, &tt_trcu_exp_ops, &tt_trcu_bh_exp_ops,
+	&tt_rcu_ops, &tt_rcu_bh_ops, &tt_srcu_ops,
 	&tt_busted_ops, &tt_busted_bar_ops, &tt_busted_gp_ops,
 };
 

@@ -292,6 +292,38 @@ static void tt_pipe_update_removed(void)
 
 /* ---- writer and fake writers ------------------------------------------ */
 
+/* Polled waits done by the writer (flavours with a cookie API). */
+static unsigned long tt_n_cond_sync, tt_n_poll;
+
+/*
+ * The writer's synchronous wait for the removed element.  Flavours with
+ * polled grace periods use them half of the time: a cookie taken now,
+ * some work, then cond_sync() (which may find the GP already over), or
+ * start_poll() and a poll loop.  A cookie that completes too early lets
+ * the element age while readers still hold it: Reader Pipe errors.
+ */
+static void tt_writer_wait(struct rnd_state *rnd)
+{
+	unsigned long cookie;
+	u32 r = prandom_u32_state(rnd);
+
+	if (!tt_ops->get_state || !(r & 2)) {
+		tt_ops->sync();
+		return;
+	}
+	if (r & 4) {
+		cookie = tt_ops->get_state();
+		usleep_range(100, 2000);
+		tt_ops->cond_sync(cookie);
+		tt_n_cond_sync++;
+		return;
+	}
+	cookie = tt_ops->start_poll();
+	while (!tt_ops->poll_state(cookie))
+		usleep_range(200, 1000);
+	tt_n_poll++;
+}
+
 static int tt_writer(void *arg)
 {
 	struct rnd_state rnd;
@@ -329,7 +361,7 @@ static int tt_writer(void *arg)
 			tt_ops->call(&old->rh, tt_pipe_cb);
 		} else {
 			list_add(&old->node, &tt_removed);
-			tt_ops->sync();
+			tt_writer_wait(&rnd);
 			tt_pipe_update_removed();
 		}
 	}
@@ -587,6 +619,9 @@ static void tt_stats_print(void)
 		tt_out("irqreader: timer reads %ld, on an idle CPU %ld\n",
 		       atomic_long_read(&tt_ntimers),
 		       atomic_long_read(&tt_ntimers_idle));
+	if (tt_ops->get_state)
+		tt_out("polled: cond_sync %lu poll %lu\n",
+		       READ_ONCE(tt_n_cond_sync), READ_ONCE(tt_n_poll));
 	tt_stress_stats(buf, 512);
 	kfree(buf);
 }

@@ -35,6 +35,15 @@ struct trcu_torture_ops {
 	void (*sync)(void);		/* wait for a grace period */
 	void (*call)(struct rcu_head *head, rcu_callback_t func);
 	void (*cb_barrier)(void);		/* wait for all callbacks queued so far */
+	/*
+	 * Optional polled grace periods (cookie API).  When present the
+	 * writer sometimes waits through them instead of sync(), so that
+	 * a cookie that completes too early shows up as Reader Pipe errors.
+	 */
+	unsigned long (*get_state)(void);
+	unsigned long (*start_poll)(void);
+	bool (*poll_state)(unsigned long cookie);
+	void (*cond_sync)(unsigned long cookie);
 	bool sleepable_readers;		/* readers may block (SRCU) */
 	bool selftest;			/* deliberately broken: must FAIL */
 	/*
