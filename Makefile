@@ -143,4 +143,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,34p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@sed -n '3,33p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
