@@ -9,6 +9,9 @@
 #   make deps           install the Debian packages the build and the guest need
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
+#   make bench          trcu vs rcu/srcu benchmarks (~25 min): results/<timestamp>/
+#                       bench.txt (targets as ratios), bench.csv, bench.png
+#   make bench-smoke    every benchmark once, tiny counts (< 3 min); errors only
 #   make clean
 #
 # Variables:
@@ -37,7 +40,7 @@ MUTANT_DIR   = $(TOP)/build/mutant-$(MUTANT)
 # Tree copied for a mutant build: everything kbuild needs, nothing else.
 MUTANT_SRCS  = Kbuild include module torture
 
-.PHONY: all modules kdir-check mutant deps check mutants clean help
+.PHONY: all modules kdir-check mutant deps check mutants bench bench-smoke clean help
 
 ifeq ($(strip $(MUTANT)),)
 all modules: kdir-check
@@ -74,6 +77,12 @@ check:
 mutants:
 	@'$(TOP)/scripts/check.sh' --mutants
 
+bench:
+	@'$(TOP)/scripts/bench.sh'
+
+bench-smoke:
+	@'$(TOP)/scripts/bench.sh' --smoke
+
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi
 	rm -rf '$(TOP)/build'
@@ -82,4 +91,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,22p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@sed -n '3,25p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
