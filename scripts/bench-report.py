@@ -175,7 +175,8 @@ def main():
                           f'trcu_exp {fmt(tem, 0)} us, rcu_exp {fmt(re_, 0)} us'))
 
     # 3. Callback flood.
-    cb = pick(main8, test='cb')
+    cb = pick(main8, test='cb', tag='flood')
+    cbb = pick(main8, test='cb', tag='flood-busy')
     ti = one(cb, 'invoked_per_s', flavor='trcu')
     ri = one(cb, 'invoked_per_s', flavor='rcu')
     target('call flood invoked/s trcu/rcu', ratio(ti, ri), '>= 1.0',
@@ -189,6 +190,16 @@ def main():
            f'{fmt(one(cb, "pauses", flavor="rcu"), 0)}')
     tpo = one(cb, 'peak_out', flavor='trcu')
     rpo = one(cb, 'peak_out', flavor='rcu')
+    tib = one(cbb, 'invoked_per_s', flavor='trcu')
+    rib = one(cbb, 'invoked_per_s', flavor='rcu')
+    table.append(('call flood invoked/s trcu/rcu, busy readers (info)',
+                  fmt(ratio(tib, rib), 3), '-', 'info',
+                  f'trcu {fmt(tib, 0)}/s (posted '
+                  f'{fmt(one(cbb, "posted_per_s", flavor="trcu"), 0)}/s), rcu '
+                  f'{fmt(rib, 0)}/s (posted '
+                  f'{fmt(one(cbb, "posted_per_s", flavor="rcu"), 0)}/s); peak '
+                  f'outstanding {fmt(one(cbb, "peak_out", flavor="trcu"), 0)} vs '
+                  f'{fmt(one(cbb, "peak_out", flavor="rcu"), 0)}'))
     tpause = one(cb, 'pauses', flavor='trcu')
     target('call flood peak outstanding trcu/rcu', ratio(tpo, rpo),
            'bounded', lambda v: tpause == 0,

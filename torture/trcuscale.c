@@ -18,7 +18,8 @@
  *   gp      ncalls synchronize_*() on updater_cpu: median/p90/p99 latency;
  *           busy=1 adds a reader kthread on every CPU.
  *   cb      call_*() flood from updater_cpu for duration_ms: callbacks
- *           invoked per second, peak outstanding, peak memory.
+ *           invoked per second, peak outstanding, peak memory; busy=1
+ *           adds the reader kthreads of gp busy=1.
  *   ctxsw   context-switch ping-pong of two kthreads on ctx_cpu: ns per
  *           round trip (two switches): trcu's sched_switch hook tax.
  *   ipi     synchronous IPIs from updater_cpu to ctx_cpu (idle): ns per
@@ -92,7 +93,7 @@ MODULE_PARM_DESC(ncalls, "gp: synchronize calls (1..100000)");
 
 static int busy;
 module_param(busy, int, 0444);
-MODULE_PARM_DESC(busy, "gp: 1 = reader kthread on every CPU (0/1)");
+MODULE_PARM_DESC(busy, "gp, cb: 1 = reader kthread on every CPU (0/1)");
 
 static int updater_cpu;
 module_param(updater_cpu, int, 0444);
@@ -219,6 +220,7 @@ struct trcuscale_cpu {
 };
 
 static struct trcuscale_cpu *tcpu;	/* nr_cpu_ids entries */
+static void trcuscale_wait(struct completion *c);
 static atomic_t read_ready;
 static wait_queue_head_t read_wq;
 static bool read_go;
@@ -291,7 +293,7 @@ static int trcuscale_test_read(void)
 
 		if (!c->task)
 			continue;
-		wait_for_completion(&c->done);
+		trcuscale_wait(&c->done);
 		kthread_stop(c->task);
 		c->task = NULL;
 		sum += c->ns;
@@ -466,6 +468,17 @@ struct trcuscale_job {
 	struct completion done;
 };
 
+/*
+ * Wait for @c in slices: a busy guest under TCG can keep insmod waiting
+ * for minutes, and the hung-task detector reports a task that sleeps
+ * uninterruptibly for 120 s without ever being scheduled.
+ */
+static void trcuscale_wait(struct completion *c)
+{
+	while (!wait_for_completion_timeout(c, 10 * HZ))
+		;
+}
+
 static int trcuscale_job_thread(void *arg)
 {
 	struct trcuscale_job *job = arg;
@@ -488,7 +501,7 @@ static int trcuscale_on_cpu(int cpu, int (*fn)(void))
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	wake_up_process(t);
-	wait_for_completion(&job.done);
+	trcuscale_wait(&job.done);
 	kthread_stop(t);
 	return job.ret;
 }
@@ -592,8 +605,8 @@ static int trcuscale_cb_work(void)
 	inv_window = atomic_long_read(&cb_invoked);
 	trcuscale_barrier(fl);
 	tb = ktime_get_ns();
-	pr_info("RESULT test=cb flavor=%s tag=%s cpus=%d ms=%llu posted=%ld invoked=%ld posted_per_s=%llu invoked_per_s=%llu peak_out=%ld peak_kb=%llu pauses=%lu barrier_ms=%llu\n",
-		flavor_names[fl], tag, num_online_cpus(),
+	pr_info("RESULT test=cb flavor=%s tag=%s busy=%d cpus=%d ms=%llu posted=%ld invoked=%ld posted_per_s=%llu invoked_per_s=%llu peak_out=%ld peak_kb=%llu pauses=%lu barrier_ms=%llu\n",
+		flavor_names[fl], tag, busy, num_online_cpus(),
 		div_u64(t1 - t0, NSEC_PER_MSEC), posted, inv_window,
 		div64_u64((u64)posted * NSEC_PER_SEC, t1 - t0),
 		div64_u64((u64)inv_window * NSEC_PER_SEC, t1 - t0),
@@ -836,7 +849,11 @@ static int __init trcuscale_init(void)
 		ret = trcuscale_test_gp();
 		break;
 	case T_CB:
+		if (busy)
+			trcuscale_busy_start();
 		ret = trcuscale_on_cpu(updater_cpu, trcuscale_cb_work);
+		if (busy)
+			trcuscale_busy_stop();
 		break;
 	case T_CTXSW:
 		/* Both ping-pong kthreads on ctx_cpu: every wakeup switches. */

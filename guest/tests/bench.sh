@@ -37,7 +37,9 @@ if [ "$SMOKE" = 1 ]; then
 else
 	READ_LOOPS=10000000 GP_CALLS=200 OTHER_CALLS=50 CB_MS=3000
 	TAX_LOOPS=20000 EN_CALLS=100 EN_IDLE=5 SCALE_CALLS=100
-	CONT_CALLS=20 CONT_BUSY=1
+	# Idle readers: with a busy kthread on each of 32 vCPUs a trcu GP
+	# took ~25 s under single-threaded TCG (see README, Benchmarks).
+	CONT_CALLS=30 CONT_BUSY=0
 	# Many vCPUs under single-threaded TCG: every vCPU runs at 1/N
 	# speed, so keep the number of calls modest (issue: 64 vCPUs).
 	[ "$CPUS" -gt 16 ] && SCALE_CALLS=50
@@ -237,6 +239,11 @@ if has cb; then
 	part_begin
 	for f in trcu rcu trcu_bh srcu; do
 		scale "cb-$f" test=cb flavor="$f" duration_ms="$CB_MS" tag=flood
+	done
+	# The same flood beside a reader kthread on every CPU (as in the
+	# torture's fwd_progress, where trcu once posted ~4k/s to rcu's 150k).
+	for f in trcu rcu; do
+		scale "cb-$f-busy" test=cb flavor="$f" duration_ms="$CB_MS" busy=1 tag=flood-busy
 	done
 	part_done cb
 fi
