@@ -67,6 +67,15 @@ def lowest(rows, key, **want):
     return min(vals) if vals else None
 
 
+def median(rows, key, **want):
+    vals = sorted(v for v in (num(r, key) for r in pick(rows, **want))
+                  if v is not None)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
@@ -155,6 +164,15 @@ def main():
                f'{fmt(one(gp, "p99_us", flavor="trcu"), 0)}/'
                f'{fmt(one(gp, "p99_us", flavor="rcu"), 0)} us, '
                f'{fmt(n, 0)} calls')
+        if mode == 'idle':
+            for j in (1, 2):
+                jm = one(pick(main8, test='gp', tag=f'idle-jfqs{j}'),
+                         'med_us', flavor='trcu')
+                if jm is not None:
+                    table.append((f'  idle trcu/rcu with jiffies_till_force_qs={j} (info)',
+                                  fmt(ratio(jm, rm), 3), '-', 'info',
+                                  f'trcu {fmt(jm, 0)} us (default 3: '
+                                  f'{fmt(tm, 0)} us)'))
         tbm = one(gp, 'med_us', flavor='trcu_bh')
         rbm = one(gp, 'med_us', flavor='rcu_bh')
         table.append((f'synchronize median trcu_bh/rcu_bh {mode} (info)',
@@ -265,14 +283,20 @@ def main():
     # 6. Hook tax.
     for test, what in (('ctxsw', 'context switch'), ('ipi', 'interrupt')):
         tx = pick(main8, test=test)
-        a = lowest(tx, 'ns', tag='notrcu')
-        b = lowest(tx, 'ns', tag='trcu')
+        a = median(tx, 'ns', tag='notrcu')
+        b = median(tx, 'ns', tag='trcu')
         r = ratio(b, a)
-        target(f'hook tax, {what} ({test})',
+        rmin = ratio(lowest(tx, 'ns', tag='trcu'),
+                     lowest(tx, 'ns', tag='notrcu'))
+        # Noise band: spread of the rounds without trcu.
+        lo = lowest(tx, 'ns', tag='notrcu')
+        hi = max([num(x, 'ns') for x in pick(tx, tag='notrcu')] or [0])
+        target(f'hook tax, {what} ({test}), median of rounds',
                None if r is None else (r - 1) * 100, '<= 2 %',
                lambda v: v <= 2.0,
-               f'best of rounds: {fmt(b, 0)} ns with trcu, {fmt(a, 0)} '
-               f'ns without (all: ' +
+               f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without; best-of '
+               f'rounds tax {fmt(None if rmin is None else (rmin - 1) * 100, 1)} %; '
+               f'spread without trcu {fmt(lo, 0)}..{fmt(hi, 0)} ns (all: ' +
                ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')')
 
     # 7. Scale.

@@ -14,7 +14,8 @@
  * Tests (test=):
  *   read    ns per read-side lock/unlock pair, loops pairs per CPU in a
  *           kthread on every online CPU, irqs off around each timed chunk
- *           (bh flavours: irqs on, see trcuscale_read_chunk()).
+ *           (bh flavours: irqs on, see trcuscale_read_chunk()); flavor=all
+ *           interleaves floor, trcu, trcu_bh, rcu, rcu_bh, srcu chunks.
  *   gp      ncalls synchronize_*() on updater_cpu: median/p90/p99 latency;
  *           busy=1 adds a reader kthread on every CPU.
  *   cb      call_*() flood from updater_cpu for duration_ms: callbacks
@@ -77,7 +78,7 @@ MODULE_PARM_DESC(test, "read|gp|cb|ctxsw|ipi");
 static char *flavor = "trcu";
 module_param(flavor, charp, 0444);
 MODULE_PARM_DESC(flavor,
-		 "trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp");
+		 "trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp|all (read: interleaved)");
 
 static char *tag = "-";
 module_param(tag, charp, 0444);
@@ -112,10 +113,15 @@ module_param(cb_max, long, 0444);
 MODULE_PARM_DESC(cb_max, "cb: outstanding callbacks at which posting pauses (1000..10^8)");
 
 enum tflavor { F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU, F_FLOOR,
-	       F_TRCU_EXP, F_RCU_EXP, F_NR };
+	       F_TRCU_EXP, F_RCU_EXP, F_ALL, F_NR };
 static const char * const flavor_names[F_NR] = {
 	"trcu", "trcu_bh", "rcu", "rcu_bh", "srcu", "floor",
-	"trcu_exp", "rcu_exp",
+	"trcu_exp", "rcu_exp", "all",
+};
+
+/* The read-side flavours flavor=all interleaves, chunk by chunk. */
+static const enum tflavor read_all[] = {
+	F_FLOOR, F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU,
 };
 
 enum ttest { T_READ, T_GP, T_CB, T_CTXSW, T_IPI, T_NR };
@@ -215,7 +221,7 @@ static u64 trcuscale_read_chunk(enum tflavor f, unsigned long n)
 
 struct trcuscale_cpu {
 	struct task_struct *task;
-	u64 ns;				/* read: total timed ns */
+	u64 ns[F_NR];			/* read: total timed ns per flavour */
 	struct completion done;
 };
 
@@ -225,22 +231,32 @@ static atomic_t read_ready;
 static wait_queue_head_t read_wq;
 static bool read_go;
 
+/*
+ * flavor=all runs one chunk of each flavour in turn, so that a change in
+ * load over time (other vCPUs, the host running other guests: TCG time
+ * is shared) hits every flavour alike and their ratios stay meaningful.
+ */
 static int trcuscale_read_thread(void *arg)
 {
 	struct trcuscale_cpu *c = arg;
 	unsigned long left = loops, n;
-	u64 ns = 0;
+	int i;
 
 	/* Start together, so every CPU measures under the same load. */
 	atomic_inc(&read_ready);
 	wait_event(read_wq, READ_ONCE(read_go));
 	while (left) {
 		n = min(left, TRCUSCALE_CHUNK);
-		ns += trcuscale_read_chunk(fl, n);
+		if (fl == F_ALL) {
+			for (i = 0; i < ARRAY_SIZE(read_all); i++)
+				c->ns[read_all[i]] +=
+					trcuscale_read_chunk(read_all[i], n);
+		} else {
+			c->ns[fl] += trcuscale_read_chunk(fl, n);
+		}
 		left -= n;
 		cond_resched();
 	}
-	c->ns = ns;
 	complete(&c->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
@@ -255,11 +271,32 @@ static void trcuscale_fmt(char *buf, size_t len, u64 num, u64 den)
 	snprintf(buf, len, "%llu.%03llu", m / 1000, m % 1000);
 }
 
-static int trcuscale_test_read(void)
+/* One RESULT line for read-side flavour @f over the @n CPUs. */
+static void trcuscale_read_report(enum tflavor f, int n)
 {
 	u64 sum = 0, mn = U64_MAX, mx = 0;
 	char avg[32], smin[32], smax[32];
-	int cpu, n = 0, ret = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		u64 ns = tcpu[cpu].ns[f];
+
+		sum += ns;
+		mn = min(mn, ns);
+		mx = max(mx, ns);
+	}
+	trcuscale_fmt(avg, sizeof(avg), sum, (u64)loops * n);
+	trcuscale_fmt(smin, sizeof(smin), mn, loops);
+	trcuscale_fmt(smax, sizeof(smax), mx, loops);
+	pr_info("RESULT test=read flavor=%s tag=%s cpus=%d loops=%lu irqs=%s mode=%s ns=%s min=%s max=%s\n",
+		flavor_names[f], tag, n, loops,
+		trcuscale_bh(f) ? "on" : "off",
+		fl == F_ALL ? "interleaved" : "alone", avg, smin, smax);
+}
+
+static int trcuscale_test_read(void)
+{
+	int cpu, i, n = 0, ret = 0;
 
 	init_waitqueue_head(&read_wq);
 	atomic_set(&read_ready, 0);
@@ -296,18 +333,15 @@ static int trcuscale_test_read(void)
 		trcuscale_wait(&c->done);
 		kthread_stop(c->task);
 		c->task = NULL;
-		sum += c->ns;
-		mn = min(mn, c->ns);
-		mx = max(mx, c->ns);
 	}
 	if (ret)
 		return ret;
-	trcuscale_fmt(avg, sizeof(avg), sum, (u64)loops * n);
-	trcuscale_fmt(smin, sizeof(smin), mn, loops);
-	trcuscale_fmt(smax, sizeof(smax), mx, loops);
-	pr_info("RESULT test=read flavor=%s tag=%s cpus=%d loops=%lu irqs=%s ns=%s min=%s max=%s\n",
-		flavor_names[fl], tag, n, loops,
-		trcuscale_bh(fl) ? "on" : "off", avg, smin, smax);
+	if (fl != F_ALL) {
+		trcuscale_read_report(fl, n);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(read_all); i++)
+		trcuscale_read_report(read_all[i], n);
 	return 0;
 }
 
@@ -737,7 +771,7 @@ static int trcuscale_check_params(void)
 	tt = i;
 	i = trcuscale_lookup(flavor, flavor_names, F_NR);
 	if (i < 0) {
-		pr_err("invalid flavor=%s: allowed trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp\n",
+		pr_err("invalid flavor=%s: allowed trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp|all\n",
 		       flavor);
 		return -EINVAL;
 	}
@@ -789,6 +823,7 @@ static int trcuscale_check_params(void)
 	}
 	/* Which flavours each test can use. */
 	if ((tt == T_READ && (fl == F_TRCU_EXP || fl == F_RCU_EXP)) ||
+	    (tt != T_READ && fl == F_ALL) ||
 	    (tt == T_GP && fl == F_FLOOR) ||
 	    (tt == T_CB && (fl == F_FLOOR || fl == F_TRCU_EXP ||
 			    fl == F_RCU_EXP))) {
@@ -804,6 +839,7 @@ static bool trcuscale_flavor_present(enum tflavor f)
 	switch (f) {
 	case F_TRCU:
 	case F_TRCU_BH:
+	case F_ALL:
 		return call_trcu && call_trcu_bh && synchronize_trcu &&
 		       synchronize_trcu_bh && trcu_barrier && trcu_barrier_bh &&
 		       trcu_nmi_reader_enter && trcu_nmi_reader_exit;

@@ -20,23 +20,32 @@ M=/lib/modules
 D=/sys/kernel/debug/trcu
 PARTS=tax,energy,read,gp,cb,scale
 SMOKE=0
+GP_MODES="idle busy"
+GP_FLAVORS="trcu rcu trcu_bh rcu_bh srcu trcu_exp rcu_exp"
 for kv in $TORTURE_ARGS; do
 	case "$kv" in
 	parts=*) PARTS=${kv#parts=} ;;
 	smoke=*) SMOKE=${kv#smoke=} ;;
+	# Experiments: a subset of the gp part, other counts.
+	gp_modes=*) GP_MODES=$(echo "${kv#gp_modes=}" | tr , ' ') ;;
+	gp_flavors=*) GP_FLAVORS=$(echo "${kv#gp_flavors=}" | tr , ' ') ;;
+	gp_calls=*) GP_CALLS_SET=${kv#gp_calls=} ;;
 	esac
 done
 CPUS=$(grep -c ^processor /proc/cpuinfo)
+GP_CALLS_SET=${GP_CALLS_SET:-}
 
 # GP_CALLS: synchronize calls per flavour for the trcu/rcu targets;
 # OTHER_CALLS for the other flavours of the busy guest, which is slow
 # under TCG (every vCPU shared by a user loop and a reader kthread).
 if [ "$SMOKE" = 1 ]; then
 	READ_LOOPS=20000 GP_CALLS=5 OTHER_CALLS=3 CB_MS=300 TAX_LOOPS=2000
+	TAX_ROUNDS=1
 	EN_CALLS=5 EN_IDLE=1 SCALE_CALLS=5 CONT_CALLS=3 CONT_BUSY=0
 else
 	READ_LOOPS=10000000 GP_CALLS=200 OTHER_CALLS=50 CB_MS=3000
-	TAX_LOOPS=20000 EN_CALLS=100 EN_IDLE=5 SCALE_CALLS=100
+	TAX_LOOPS=10000 TAX_ROUNDS="1 2 3 4 5" EN_CALLS=100 EN_IDLE=5
+	SCALE_CALLS=100
 	# Idle readers: with a busy kthread on each of 32 vCPUs a trcu GP
 	# took ~25 s under single-threaded TCG (see README, Benchmarks).
 	CONT_CALLS=30 CONT_BUSY=0
@@ -45,6 +54,8 @@ else
 	[ "$CPUS" -gt 16 ] && SCALE_CALLS=50
 	[ "$CPUS" -gt 32 ] && SCALE_CALLS=30
 fi
+
+[ -n "$GP_CALLS_SET" ] && GP_CALLS=$GP_CALLS_SET OTHER_CALLS=$GP_CALLS_SET
 
 has() {
 	case ",$PARTS," in *",$1,"*) return 0 ;; esac
@@ -133,6 +144,17 @@ trcu_stats() {
 	     END { printf "%d %d %d\n", g, ii, w }' "$D/rcustats"
 }
 
+# trcu_ipis [FLAVOR]: "gps ipis" of FLAVOR (default trcu), all CPUs.
+trcu_ipis() {
+	if [ ! -r "$D/rcustats" ]; then
+		echo "0 0"
+		return
+	fi
+	awk -v fl="${1:-trcu}:" '/^[a-z_]+: gps=/ { on = ($1 == fl); if (on) { sub("gps=", "", $2); g = $2 } next }
+	     on && /^cpu=/ { split($2, a, "="); ii += a[2] }
+	     END { printf "%d %d\n", g, ii }' "$D/rcustats"
+}
+
 # energy_run FLAVOR TAG: updates on CPU 0 only; interrupts the idle CPUs
 # took meanwhile, and trcu's own count of the wakeups it caused there.
 energy_run() {
@@ -179,7 +201,7 @@ sleep 2
 # --- hook tax and energy without trcu, then with it, same boot ---------
 if has tax; then
 	part_begin
-	for r in 1 2; do
+	for r in $TAX_ROUNDS; do
 		tax_round notrcu
 		trcu_load && { tax_round trcu; trcu_unload; }
 	done
@@ -206,14 +228,13 @@ if has read || has gp || has cb || has scale; then
 fi
 if has read; then
 	part_begin
-	for f in floor trcu trcu_bh rcu rcu_bh srcu floor; do
-		scale "read-$f" test=read flavor="$f" loops="$READ_LOOPS"
-	done
+	# Interleaved chunks of every flavour in one load (drift-proof).
+	scale read-all test=read flavor=all loops="$READ_LOOPS"
 	part_done read
 fi
 if has gp; then
 	part_begin
-	for mode in idle busy; do
+	for mode in $GP_MODES; do
 		pids=
 		if [ "$mode" = busy ]; then
 			# CPU-bound user loops on every vCPU, beside the
@@ -225,10 +246,15 @@ if has gp; then
 		fi
 		b=0
 		[ "$mode" = busy ] && b=1
-		for f in trcu rcu trcu_bh rcu_bh srcu trcu_exp rcu_exp; do
+		for f in $GP_FLAVORS; do
 			n=$GP_CALLS
 			case "$mode.$f" in busy.trcu|busy.rcu) ;; busy.*) n=$OTHER_CALLS ;; esac
+			s0=$(trcu_ipis "$f")
 			scale "gp-$f-$mode" test=gp flavor="$f" ncalls="$n" busy=$b tag="$mode"
+			case "$f" in trcu|trcu_bh)
+				set -- $s0 $(trcu_ipis "$f")
+				res "test=gpstats flavor=$f tag=$mode gps=$(($3 - $1)) ipi=$(($4 - $2))" ;;
+			esac
 		done
 		[ -n "$pids" ] && kill $pids 2>/dev/null
 		wait 2>/dev/null
@@ -255,6 +281,19 @@ if has scale; then
 	part_done scale
 fi
 trcu_unload
+
+# --- why the idle synchronize_trcu() takes what it takes: the same idle
+# measurement with the force-quiescent-state delay at 1 and 2 jiffies
+# (default 3): idle CPUs are credited only by the first fqs scan.
+if has gp && [ "$SMOKE" != 1 ]; then
+	part_begin
+	for j in 1 2; do
+		trcu_load jiffies_till_force_qs=$j || continue
+		scale "gp-trcu-jfqs$j" test=gp flavor=trcu ncalls="$GP_CALLS" tag="idle-jfqs$j"
+		trcu_unload
+	done
+	part_done gp-jfqs
+fi
 
 # --- node-lock contention per level, fanout 4, 8, 64 ------------------
 # Per level: acquisitions during ncalls synchronize_trcu() with busy
