@@ -173,6 +173,13 @@ def main():
                                   fmt(ratio(jm, rm), 3), '-', 'info',
                                   f'trcu {fmt(jm, 0)} us (default 3: '
                                   f'{fmt(tm, 0)} us)'))
+        st = pick(main8, test='gpstats', tag=mode, flavor='trcu')
+        if st:
+            g = num(st[-1], 'gps') or 0
+            table.append((f'  trcu {mode}: IPIs and fqs scans per GP (info)',
+                          fmt(ratio(num(st[-1], 'ipi'), g)), '-', 'info',
+                          f'{st[-1].get("gps")} GPs, {st[-1].get("ipi")} IPIs, '
+                          f'{st[-1].get("fqs")} force_quiescent_state() calls'))
         tbm = one(gp, 'med_us', flavor='trcu_bh')
         rbm = one(gp, 'med_us', flavor='rcu_bh')
         table.append((f'synchronize median trcu_bh/rcu_bh {mode} (info)',
