@@ -16,6 +16,9 @@
 #   make debug-kernel   build the lockdep/KASAN/kmemleak guest kernel (cached in
 #                       ~/.cache/trcu/debug/, see scripts/debug-kernel.sh)
 #   make debug-modules  build the modules for it in build/debug/
+#   make bench          trcu vs rcu/srcu benchmarks (~25 min): results/<timestamp>/
+#                       bench.txt (targets as ratios), bench.csv, bench.png
+#   make bench-smoke    every benchmark once, tiny counts (< 3 min); errors only
 #   make clean
 #
 # Variables:
@@ -59,6 +62,7 @@ CHECK_612_DURATION ?= 30
 SOAK_DURATION ?= 1800
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
+.PHONY: bench bench-smoke
 .PHONY: deps-6.12 check-6.12 soak
 
 ifeq ($(strip $(MUTANT)),)
@@ -135,6 +139,12 @@ check-6.12:
 soak:
 	'$(TOP)/run-qemu.sh' --no-deps --quiet --scenario all --duration $(SOAK_DURATION)
 
+bench:
+	@'$(TOP)/scripts/bench.sh'
+
+bench-smoke:
+	@'$(TOP)/scripts/bench.sh' --smoke
+
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi
 	rm -rf '$(TOP)/build'
@@ -143,4 +153,4 @@ clean:
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'
 
 help:
-	@sed -n '3,33p' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'
+	@awk 'NR > 2 && !/^#/ { exit } NR > 2' '$(TOP)/Makefile' | sed 's/^# \{0,1\}//'

@@ -373,6 +373,7 @@ void trcu_do_barrier(struct trcu_state *rsp)
 		if (!READ_ONCE(rdp->qlen))
 			continue;
 		atomic_inc(&rsp->barrier_cpu_count);
+		trcu_count_ipi(rsp, cpu);
 		smp_call_function_single(cpu, trcu_barrier_func, rsp, 1);
 	}
 	cpus_read_unlock();

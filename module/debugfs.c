@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trcu trace files (trace=1): debugfs trcu/rcudata, trcu/rcugp and
- * trcu/rcuhier, in the formats of the seed's Documentation/RCU/trace.txt,
- * each with one section per flavour ("trcu:" then "trcu_bh:").
+ * trcu/rcuhier in the formats of the seed's Documentation/RCU/trace.txt,
+ * plus trcu/rcustats (benchmark counters), each with one section per
+ * flavour ("trcu:" then "trcu_bh:").
  *
  * The files are seq_file based and only read trcu's state.  Values that
  * other CPUs update without our lock are read with READ_ONCE() (or
@@ -147,7 +148,64 @@ static int trcu_debugfs_rcuhier_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcuhier);
 
 /*
- * Create trcu/{rcudata,rcugp,rcuhier} if trace=1.  Call after both
+ * rcustats: per flavour, the GPs completed, node-lock acquisitions summed
+ * per level of the hierarchy, and per CPU the wakeups trcu caused there.
+ * All counters are cumulative since load; a reader takes deltas.  Read
+ * without any lock (READ_ONCE), so reading perturbs nothing it counts.
+ *
+ *   trcu: gps=C
+ *   level=L nodes=N children=K lock=A     (K: children of all N nodes:
+ *                                          nodes of level L+1, or CPUs)
+ *   cpu=N ipi=I ipi_idle=J wake_idle=W    (online CPUs)
+ */
+static void trcu_debugfs_stats_one(struct seq_file *m, struct trcu_state *rsp)
+{
+	int levels = rsp->geom.levels;
+	struct trcu_node *rnp;
+	unsigned long acq;
+	int level, kids, cpu;
+
+	for (level = 0; level < levels; level++) {
+		acq = 0;
+		kids = 0;
+		trcu_for_each_node(rsp, rnp) {
+			if (rnp->level != level)
+				continue;
+			acq += READ_ONCE(rnp->n_lock);
+			if (level == levels - 1)
+				kids += rnp->grphi - rnp->grplo + 1;
+		}
+		if (level < levels - 1)
+			kids = rsp->geom.level_cnt[level + 1];
+		seq_printf(m, "level=%d nodes=%d children=%d lock=%lu\n",
+			   level, rsp->geom.level_cnt[level], kids, acq);
+	}
+	for_each_online_cpu(cpu) {
+		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+		seq_printf(m, "cpu=%d ipi=%lu ipi_idle=%lu wake_idle=%lu\n",
+			   cpu, READ_ONCE(rdp->n_ipi),
+			   READ_ONCE(rdp->n_ipi_idle),
+			   READ_ONCE(rdp->n_wake_idle));
+	}
+}
+
+static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
+{
+	struct trcu_state *rsp;
+
+	for (rsp = trcu_states; rsp < trcu_states + TRCU_NR_FLAVORS; rsp++) {
+		seq_printf(m, "%s: gps=%ld\n", rsp->name,
+			   READ_ONCE(rsp->completed));
+		if (trcu_debugfs_ready(rsp))
+			trcu_debugfs_stats_one(m, rsp);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcustats);
+
+/*
+ * Create trcu/{rcudata,rcugp,rcuhier,rcustats} if trace=1.  Call after both
  * flavours' trees are initialized.  A debugfs failure is not fatal to
  * trcu: it is reported and the module works without the files.
  */
@@ -169,6 +227,8 @@ int trcu_debugfs_init(void)
 			    &trcu_debugfs_rcugp_fops);
 	debugfs_create_file("rcuhier", 0444, dir, NULL,
 			    &trcu_debugfs_rcuhier_fops);
+	debugfs_create_file("rcustats", 0444, dir, NULL,
+			    &trcu_debugfs_rcustats_fops);
 	trcu_debugfs_dir = dir;
 	return 0;
 }

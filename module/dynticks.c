@@ -85,6 +85,26 @@ bool trcu_dynticks_cpu_idle(int cpu)
 	       !(atomic_read(&rdtp->dynticks_nmi) & 1);
 }
 
+/* @cpu's idle counter, to tell later whether it idled since (rcustats). */
+int trcu_dynticks_snap(int cpu)
+{
+	return atomic_read(&per_cpu_ptr(trcu_dynticks, cpu)->dynticks);
+}
+
+/*
+ * Count an IPI trcu is about to send to @cpu, and whether it will wake
+ * the CPU from dynticks-idle (debugfs rcustats).  Senders on different
+ * CPUs may race on the plain increments; these are statistics only.
+ */
+void trcu_count_ipi(struct trcu_state *rsp, int cpu)
+{
+	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+	WRITE_ONCE(rdp->n_ipi, rdp->n_ipi + 1);
+	if (trcu_dynticks_cpu_idle(cpu))
+		WRITE_ONCE(rdp->n_ipi_idle, rdp->n_ipi_idle + 1);
+}
+
 /*
  * This CPU enters the idle loop (tick_nohz_idle_enter() probe): counter
  * even.  The idle task runs no readers of its own from here on; irqs are
@@ -325,7 +345,7 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 		if (!qs)
 			continue;
 		credited += hweight_long(qs);
-		raw_spin_lock_irqsave(&rnp->lock, f2);
+		trcu_node_lock_irqsave(rnp, f2);
 		/* Only this GP's bits; trcu_report_qs_rnp() checks too. */
 		if (rnp->gpnum != gpnum) {
 			raw_spin_unlock_irqrestore(&rnp->lock, f2);
@@ -342,6 +362,7 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 		/* IPIs need irqs on: sent after dropping fqslock. */
 		for_each_cpu(cpu, nudge) {
 			per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
+			trcu_count_ipi(rsp, cpu);
 			smp_call_function_single(cpu, trcu_nudge_cpu, NULL, 0);
 		}
 	}

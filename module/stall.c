@@ -105,7 +105,7 @@ notrace void trcu_stall_check_others(struct trcu_state *rsp)
 	if (!trcu_stall_claim(rsp, js))
 		return;
 	trcu_for_each_leaf(rsp, rnp) {
-		raw_spin_lock_irqsave(&rnp->lock, flags);
+		trcu_node_lock_irqsave(rnp, flags);
 		mask = rnp->gpnum == gpnum ? rnp->qsmask : 0;
 		raw_spin_unlock_irqrestore(&rnp->lock, flags);
 		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {

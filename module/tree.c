@@ -155,7 +155,7 @@ notrace void trcu_note_gp_changes(struct trcu_state *rsp,
 	if (READ_ONCE(rnp->gpnum) == rdp->gpnum &&
 	    READ_ONCE(rnp->completed) == rdp->completed)
 		return;
-	raw_spin_lock(&rnp->lock);
+	trcu_node_lock(rnp);
 	rdp->completed = rnp->completed;
 	if (rnp->gpnum != rdp->gpnum) {
 		rdp->gpnum = rnp->gpnum;
@@ -209,7 +209,7 @@ void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 		mask = rnp->grpmask;
 		raw_spin_unlock_irqrestore(&rnp->lock, flags);
 		rnp = rnp->parent;
-		raw_spin_lock_irqsave(&rnp->lock, flags);
+		trcu_node_lock_irqsave(rnp, flags);
 	}
 	raw_spin_unlock_irqrestore(&rnp->lock, flags);
 	/* Root empty: the GP kthread notices in its wait condition. */
@@ -236,7 +236,7 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 	 * ->completed is advanced.
 	 */
 	smp_mb();
-	raw_spin_lock_irqsave(&rnp->lock, flags);
+	trcu_node_lock_irqsave(rnp, flags);
 	if (rnp->gpnum != rdp->gpnum ||
 	    rdp->passed_quiesc_completed != rnp->completed) {
 		/* QS belongs to an older GP: never credit it to this one. */
@@ -263,7 +263,7 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 	if (gpnum <= rdp->gp_requested)
 		return;
 	rdp->gp_requested = gpnum;
-	raw_spin_lock(&root->lock);
+	trcu_node_lock(root);
 	if (gpnum > rsp->gp_needed) {
 		WRITE_ONCE(rsp->gp_needed, gpnum);
 		wake = true;
@@ -290,7 +290,7 @@ void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu)
 
 	raw_spin_lock_irqsave(&rsp->onofflock, flags);
 	for (; rnp; rnp = rnp->parent) {
-		raw_spin_lock(&rnp->lock);
+		trcu_node_lock(rnp);
 		was_empty = !rnp->qsmaskinit;
 		rnp->qsmaskinit |= mask;
 		if (rnp == rdp->mynode) {
@@ -326,7 +326,7 @@ void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu)
 
 	raw_spin_lock_irqsave(&rsp->onofflock, flags);
 	for (rnp = leaf; rnp; rnp = rnp->parent) {
-		raw_spin_lock(&rnp->lock);
+		trcu_node_lock(rnp);
 		rnp->qsmaskinit &= ~mask;
 		empty = !rnp->qsmaskinit;
 		raw_spin_unlock(&rnp->lock);
@@ -336,7 +336,7 @@ void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu)
 	}
 	/* Order the CPU's last accesses before the QS report below. */
 	smp_mb();
-	raw_spin_lock_irqsave(&leaf->lock, flags2);
+	trcu_node_lock_irqsave(leaf, flags2);
 	if (leaf->qsmask & rdp->grpmask) {
 		rdp->offline_fqs++;
 		trcu_report_qs_rnp(rsp, leaf, rdp->grpmask, leaf->gpnum,
@@ -368,7 +368,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	long gpnum;
 
 	raw_spin_lock_irq(&rsp->onofflock);
-	raw_spin_lock(&root->lock);
+	trcu_node_lock(root);
 	gpnum = rsp->completed + 1;
 	rsp->signaled = TRCU_SAVE_DYNTICK;
 	rsp->jiffies_force_qs = jiffies + trcu_jiffies_till_force_qs;
@@ -390,7 +390,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	 */
 	smp_mb();
 	trcu_for_each_node(rsp, rnp) {
-		raw_spin_lock(&rnp->lock);
+		trcu_node_lock(rnp);
 		rnp->qsmask = rnp->qsmaskinit;
 		WRITE_ONCE(rnp->completed, rsp->completed);
 		WRITE_ONCE(rnp->gpnum, gpnum);
@@ -440,12 +440,12 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 	 * dynticks atomics read by force_quiescent_state().
 	 */
 	smp_mb();
-	raw_spin_lock_irq(&root->lock);
+	trcu_node_lock_irq(root);
 	WRITE_ONCE(rsp->completed, rsp->gpnum);
 	raw_spin_unlock_irq(&root->lock);
 	trace_trcu_gp_end(rsp->name, rsp->completed, jiffies - rsp->gp_start);
 	trcu_for_each_node(rsp, rnp) {
-		raw_spin_lock_irq(&rnp->lock);
+		trcu_node_lock_irq(rnp);
 		WRITE_ONCE(rnp->completed, rsp->completed);
 		raw_spin_unlock_irq(&rnp->lock);
 	}
@@ -453,8 +453,10 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 	for_each_online_cpu(cpu) {
 		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
 
-		if (READ_ONCE(rdp->qlen) && trcu_dynticks_cpu_idle(cpu))
+		if (READ_ONCE(rdp->qlen) && trcu_dynticks_cpu_idle(cpu)) {
+			trcu_count_ipi(rsp, cpu);
 			smp_call_function_single(cpu, trcu_kick_cpu, rsp, 0);
+		}
 	}
 }
 
@@ -462,6 +464,35 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 static bool trcu_gp_done(struct trcu_state *rsp)
 {
 	return !READ_ONCE(trcu_root(rsp)->qsmask);
+}
+
+/*
+ * rcustats (trace=1): before the GP kthread sleeps, snapshot every CPU's
+ * idle counter; when it wakes, the CPU it runs on has been dynticks-idle
+ * meanwhile iff its counter moved, so this wakeup had to wake an idle CPU.
+ */
+static void trcu_gp_sleep_snap(struct trcu_state *rsp)
+{
+	int cpu;
+
+	if (!trcu_trace)
+		return;
+	for_each_online_cpu(cpu)
+		per_cpu_ptr(rsp->rda, cpu)->gpk_dt_snap =
+			trcu_dynticks_snap(cpu);
+}
+
+static void trcu_gp_woke(struct trcu_state *rsp)
+{
+	struct trcu_data *rdp;
+	int cpu;
+
+	if (!trcu_trace)
+		return;
+	cpu = raw_smp_processor_id();
+	rdp = per_cpu_ptr(rsp->rda, cpu);
+	if (trcu_dynticks_snap(cpu) != rdp->gpk_dt_snap)
+		WRITE_ONCE(rdp->n_wake_idle, rdp->n_wake_idle + 1);
 }
 
 /*
@@ -475,8 +506,10 @@ static int trcu_gp_kthread(void *arg)
 	long j;
 
 	for (;;) {
+		trcu_gp_sleep_snap(rsp);
 		wait_event_idle(rsp->gp_wq, trcu_gp_wanted(rsp) ||
 					    kthread_should_stop());
+		trcu_gp_woke(rsp);
 		if (kthread_should_stop())
 			break;
 		trcu_gp_init(rsp);
@@ -484,9 +517,11 @@ static int trcu_gp_kthread(void *arg)
 			j = READ_ONCE(rsp->jiffies_force_qs) - jiffies;
 			if (j < 1)
 				j = 1;
+			trcu_gp_sleep_snap(rsp);
 			wait_event_idle_timeout(rsp->gp_wq,
 				trcu_gp_done(rsp) || kthread_should_stop() ||
 				test_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags), j);
+			trcu_gp_woke(rsp);
 			if (trcu_gp_done(rsp) || kthread_should_stop())
 				break;
 			if (test_and_clear_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags) ||

@@ -91,7 +91,27 @@ struct trcu_node {
 	u8 grpnum;			/* Our bit number in parent's mask. */
 	u8 level;			/* Root is at level 0. */
 	struct trcu_node *parent;	/* NULL for the root. */
+	unsigned long n_lock;		/* Acquisitions of ->lock, counted */
+					/*  under it (debugfs rcustats). */
 } ____cacheline_internodealigned_in_smp;
+
+/*
+ * Take a node lock and count the acquisition (debugfs rcustats: lock
+ * contention per level).  The count is written under the lock itself,
+ * so it needs no atomics; debugfs reads it racily with READ_ONCE().
+ */
+#define trcu_node_lock(rnp) do {					\
+	raw_spin_lock(&(rnp)->lock);					\
+	(rnp)->n_lock++;						\
+} while (0)
+#define trcu_node_lock_irq(rnp) do {					\
+	raw_spin_lock_irq(&(rnp)->lock);				\
+	(rnp)->n_lock++;						\
+} while (0)
+#define trcu_node_lock_irqsave(rnp, flags) do {			\
+	raw_spin_lock_irqsave(&(rnp)->lock, flags);			\
+	(rnp)->n_lock++;						\
+} while (0)
 
 /*
  * Index values for the nxttail array in struct trcu_data.  The per-CPU
@@ -164,6 +184,14 @@ struct trcu_data {
 	unsigned long dynticks_fqs;	/* QS credited: dynticks idle. */
 	unsigned long offline_fqs;	/* QS credited: CPU offline. */
 	unsigned long resched_ipi;	/* Nudge IPIs sent to this CPU. */
+
+	/* 6) wakeups trcu caused on this CPU (debugfs rcustats): */
+	unsigned long n_ipi;		/* IPIs trcu sent here (all kinds). */
+	unsigned long n_ipi_idle;	/* ... of which found it dynticks-idle. */
+	unsigned long n_wake_idle;	/* GP-kthread wakeups that had to */
+					/*  wake this CPU from dynticks-idle. */
+	int gpk_dt_snap;		/* ->dynticks when the GP kthread */
+					/*  last went to sleep. */
 
 	int cpu;			/* This CPU's number. */
 	struct trcu_state *rsp;		/* Back pointer to the flavour. */
@@ -315,6 +343,8 @@ int trcu_dynticks_init(void);
 void trcu_dynticks_free(void);
 void trcu_dynticks_cpu_init(int cpu);
 bool trcu_dynticks_cpu_idle(int cpu);
+int trcu_dynticks_snap(int cpu);
+void trcu_count_ipi(struct trcu_state *rsp, int cpu);
 void trcu_idle_enter(void);
 void trcu_idle_exit(void);
 void trcu_irq_enter(void);

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the RESULT lines of a `make bench` run into bench.txt, bench.csv
+and bench.png (gnuplot).
+
+    scripts/bench-report.py RESULTS_DIR
+
+RESULTS_DIR holds one directory per booted scenario (BENCH-8, ...), each
+with its console.log.  Every figure in the table is a ratio of two
+numbers measured in the same boot.  A target that cannot be computed
+(a scenario not run, a flavour not available) shows "n/a"; a missed
+target is reported, it is not an error.  Exit status: 0, or 1 when no
+RESULT line was found at all.
+"""
+import csv
+import os
+import re
+import subprocess
+import sys
+
+RESULT_RE = re.compile(r'trcuscale: RESULT (.*)$')
+
+
+def parse(results):
+    """Return a list of dicts, one per RESULT line, with 'scenario'."""
+    rows = []
+    for scen in sorted(os.listdir(results)):
+        log = os.path.join(results, scen, 'console.log')
+        if not os.path.isfile(log):
+            continue
+        with open(log, 'rb') as f:
+            text = f.read().decode('utf-8', 'replace')
+        for line in text.splitlines():
+            m = RESULT_RE.search(line)
+            if not m:
+                continue
+            d = {'scenario': scen}
+            for kv in m.group(1).split():
+                if '=' in kv:
+                    k, v = kv.split('=', 1)
+                    d[k] = v
+            rows.append(d)
+    return rows
+
+
+def num(d, k):
+    try:
+        return float(d[k])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def pick(rows, **want):
+    return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
+
+
+def one(rows, key, **want):
+    """Mean of @key over the rows matching @want (None if none)."""
+    vals = [num(r, key) for r in pick(rows, **want)]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def lowest(rows, key, **want):
+    vals = [num(r, key) for r in pick(rows, **want)]
+    vals = [v for v in vals if v is not None]
+    return min(vals) if vals else None
+
+
+def median(rows, key, **want):
+    vals = sorted(v for v in (num(r, key) for r in pick(rows, **want))
+                  if v is not None)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(x, nd=2):
+    if x is None:
+        return 'n/a'
+    if isinstance(x, str):
+        return x
+    return f'{x:.{nd}f}'
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    res = sys.argv[1]
+    rows = parse(res)
+    if not rows:
+        print('bench-report: no RESULT lines under ' + res, file=sys.stderr)
+        return 1
+
+    table = []   # (target, measured, goal, status, note)
+    csvrows = []
+
+    def target(name, value, goal, ok, note=''):
+        if value is None:
+            status = 'n/a'
+        else:
+            status = 'met' if ok(value) else 'MISSED'
+        table.append((name, fmt(value, 3) if not isinstance(value, str)
+                      else value, goal, status, note))
+        csvrows.append({'section': 'target', 'metric': name,
+                        'value': '' if value is None else value,
+                        'goal': goal, 'status': status, 'note': note})
+
+    # Raw numbers to the CSV.
+    for r in rows:
+        for k, v in r.items():
+            if k in ('scenario', 'test', 'flavor', 'tag', 'cpus'):
+                continue
+            try:
+                float(v)
+            except ValueError:
+                continue
+            csvrows.append({'section': r.get('test', ''),
+                            'metric': k, 'flavor': r.get('flavor', ''),
+                            'tag': r.get('tag', ''),
+                            'cpus': r.get('cpus', ''),
+                            'scenario': r['scenario'], 'value': v})
+
+    main8 = [r for r in rows if r['scenario'] in ('BENCH-8', 'BENCH-SMOKE')]
+
+    # 1. Read side.
+    rd = pick(main8, test='read')
+    floor = one(rd, 'ns', flavor='floor')
+    t_ns = one(rd, 'ns', flavor='trcu')
+    target('read pair trcu/floor', ratio(t_ns, floor), '<= 1.10',
+           lambda v: v <= 1.10,
+           f'trcu {fmt(t_ns, 3)} ns, floor {fmt(floor, 3)} ns (TCG ns, irqs off)')
+    r_ns = one(rd, 'ns', flavor='rcu')
+    target('read pair trcu/rcu', ratio(t_ns, r_ns), '<= 1.0',
+           lambda v: v <= 1.0, f'rcu {fmt(r_ns, 3)} ns')
+    tb = one(rd, 'ns', flavor='trcu_bh')
+    rb = one(rd, 'ns', flavor='rcu_bh')
+    target('read pair trcu_bh/rcu_bh', ratio(tb, rb), '<= 1.0',
+           lambda v: v <= 1.0,
+           f'trcu_bh {fmt(tb, 3)} ns, rcu_bh {fmt(rb, 3)} ns (irqs on)')
+    sr = one(rd, 'ns', flavor='srcu')
+    table.append(('read pair srcu/floor (info)', fmt(ratio(sr, floor), 3),
+                  '-', 'info', f'srcu {fmt(sr, 3)} ns'))
+
+    # 2. GP latency.
+    for mode in ('idle', 'busy'):
+        gp = pick(main8, test='gp', tag=mode)
+        tm = one(gp, 'med_us', flavor='trcu')
+        rm = one(gp, 'med_us', flavor='rcu')
+        n = one(gp, 'calls', flavor='trcu')
+        target(f'synchronize median trcu/rcu {mode}', ratio(tm, rm),
+               '<= 1.0', lambda v: v <= 1.0,
+               f'trcu {fmt(tm, 0)} us, rcu {fmt(rm, 0)} us, '
+               f'p90 {fmt(one(gp, "p90_us", flavor="trcu"), 0)}/'
+               f'{fmt(one(gp, "p90_us", flavor="rcu"), 0)}, p99 '
+               f'{fmt(one(gp, "p99_us", flavor="trcu"), 0)}/'
+               f'{fmt(one(gp, "p99_us", flavor="rcu"), 0)} us, '
+               f'{fmt(n, 0)} calls')
+        if mode == 'idle':
+            for j in (1, 2):
+                jm = one(pick(main8, test='gp', tag=f'idle-jfqs{j}'),
+                         'med_us', flavor='trcu')
+                if jm is not None:
+                    table.append((f'  idle trcu/rcu with jiffies_till_force_qs={j} (info)',
+                                  fmt(ratio(jm, rm), 3), '-', 'info',
+                                  f'trcu {fmt(jm, 0)} us (default 3: '
+                                  f'{fmt(tm, 0)} us)'))
+        st = pick(main8, test='gpstats', tag=mode, flavor='trcu')
+        if st:
+            g = num(st[-1], 'gps') or 0
+            table.append((f'  trcu {mode}: IPIs and fqs scans per GP (info)',
+                          fmt(ratio(num(st[-1], 'ipi'), g)), '-', 'info',
+                          f'{st[-1].get("gps")} GPs, {st[-1].get("ipi")} IPIs, '
+                          f'{st[-1].get("fqs")} force_quiescent_state() calls'))
+        tbm = one(gp, 'med_us', flavor='trcu_bh')
+        rbm = one(gp, 'med_us', flavor='rcu_bh')
+        table.append((f'synchronize median trcu_bh/rcu_bh {mode} (info)',
+                      fmt(ratio(tbm, rbm), 3), '-', 'info',
+                      f'trcu_bh {fmt(tbm, 0)} us, rcu_bh {fmt(rbm, 0)} us, '
+                      f'srcu {fmt(one(gp, "med_us", flavor="srcu"), 0)} us'))
+        te = pick(gp, flavor='trcu_exp')
+        re_ = one(gp, 'med_us', flavor='rcu_exp')
+        if te and te[0].get('na'):
+            table.append((f'expedited median trcu_exp/rcu_exp {mode}', 'n/a',
+                          '-', 'n/a',
+                          f'synchronize_trcu_expedited not exported; '
+                          f'rcu_exp {fmt(re_, 0)} us'))
+        else:
+            tem = one(gp, 'med_us', flavor='trcu_exp')
+            table.append((f'expedited median trcu_exp/rcu_exp {mode}',
+                          fmt(ratio(tem, re_), 3), '-', 'info',
+                          f'trcu_exp {fmt(tem, 0)} us, rcu_exp {fmt(re_, 0)} us'))
+
+    # 3. Callback flood.
+    cb = pick(main8, test='cb', tag='flood')
+    cbb = pick(main8, test='cb', tag='flood-busy')
+    ti = one(cb, 'invoked_per_s', flavor='trcu')
+    ri = one(cb, 'invoked_per_s', flavor='rcu')
+    target('call flood invoked/s trcu/rcu', ratio(ti, ri), '>= 1.0',
+           lambda v: v >= 1.0,
+           f'trcu {fmt(ti, 0)}/s, rcu {fmt(ri, 0)}/s; peak outstanding '
+           f'{fmt(one(cb, "peak_out", flavor="trcu"), 0)} vs '
+           f'{fmt(one(cb, "peak_out", flavor="rcu"), 0)} '
+           f'({fmt(one(cb, "peak_kb", flavor="trcu"), 0)} vs '
+           f'{fmt(one(cb, "peak_kb", flavor="rcu"), 0)} KiB), '
+           f'pauses {fmt(one(cb, "pauses", flavor="trcu"), 0)} vs '
+           f'{fmt(one(cb, "pauses", flavor="rcu"), 0)}')
+    tpo = one(cb, 'peak_out', flavor='trcu')
+    rpo = one(cb, 'peak_out', flavor='rcu')
+    tib = one(cbb, 'invoked_per_s', flavor='trcu')
+    rib = one(cbb, 'invoked_per_s', flavor='rcu')
+    table.append(('call flood invoked/s trcu/rcu, busy readers (info)',
+                  fmt(ratio(tib, rib), 3), '-', 'info',
+                  f'trcu {fmt(tib, 0)}/s (posted '
+                  f'{fmt(one(cbb, "posted_per_s", flavor="trcu"), 0)}/s), rcu '
+                  f'{fmt(rib, 0)}/s (posted '
+                  f'{fmt(one(cbb, "posted_per_s", flavor="rcu"), 0)}/s); peak '
+                  f'outstanding {fmt(one(cbb, "peak_out", flavor="trcu"), 0)} vs '
+                  f'{fmt(one(cbb, "peak_out", flavor="rcu"), 0)}'))
+    tpause = one(cb, 'pauses', flavor='trcu')
+    target('call flood peak outstanding trcu/rcu', ratio(tpo, rpo),
+           'bounded', lambda v: tpause == 0,
+           f'bounded = trcu never reached cb_max outstanding (the poster '
+           f'pauses there): trcu paused {fmt(tpause, 0)} times')
+
+    # 4. Energy: idle-CPU wakeups per GP.
+    en = pick(main8, test='energy')
+
+    def wake_per_gp(flavor, tag):
+        base = pick(en, flavor='none', tag=tag)
+        run = pick(en, flavor=flavor, tag=tag)
+        if not base or not run:
+            return None
+        b, r = base[0], run[-1]
+        rate = num(b, 'irqs') / max(num(b, 'cs'), 1)
+        extra = num(r, 'irqs') - rate * num(r, 'cs')
+        return extra / max(num(r, 'calls'), 1)
+
+    trun = pick(en, flavor='trcu', tag='trcu')
+    own = None
+    if trun:
+        gps = num(trun[-1], 'trcu_gps') or 0
+        if gps:
+            own = ((num(trun[-1], 'trcu_ipi_idle') or 0) +
+                   (num(trun[-1], 'trcu_wake_idle') or 0)) / gps
+    wt = wake_per_gp('trcu', 'trcu')
+    wr = wake_per_gp('rcu', 'trcu')
+    wr0 = wake_per_gp('rcu', 'notrcu')
+    target('idle-CPU wakeups per GP caused by trcu (own count)', own, '= 0',
+           lambda v: v == 0,
+           f'/proc/interrupts of idle CPUs, beyond idle rate, per call: '
+           f'trcu {fmt(wt)}, rcu {fmt(wr)} (trcu loaded), '
+           f'rcu {fmt(wr0)} (trcu not loaded)')
+    if trun:
+        t = trun[-1]
+        table.append(('  trcu energy detail (info)', '-', '-', 'info',
+                      f'gps {t.get("trcu_gps")}, ipi_idle '
+                      f'{t.get("trcu_ipi_idle")}, wake_idle '
+                      f'{t.get("trcu_wake_idle")}, irqs {t.get("irqs")} '
+                      f'(loc {t.get("loc")} res {t.get("res")} cal '
+                      f'{t.get("cal")}) in {t.get("cs")} cs'))
+
+    # 5. Contention.
+    ct = pick(rows, test='contention')
+    for fo in sorted({int(r['fanout']) for r in ct} if ct else []):
+        lv = sorted(pick(ct, fanout=str(fo)), key=lambda r: int(r['level']))
+        if not lv:
+            continue
+        root = lv[0]
+        apg = num(root, 'acq_per_gp')
+        kids = num(root, 'children')
+        # The GP kthread takes every node lock twice per GP (init,
+        # cleanup) and the root twice more (->gpnum, ->completed).
+        qs = apg - 4 if apg is not None else None
+        target(f'root-lock acquisitions per GP, fanout {fo} '
+               f'({root.get("cpus")} CPUs)', apg, f'<= {fmt(kids, 0)}',
+               lambda v, k=kids: v <= k,
+               f'without the GP kthread\'s 4: {fmt(qs)}; levels: ' +
+               ', '.join(f'L{r["level"]} {r["nodes"]}n '
+                         f'{fmt(num(r, "acq_per_gp"))}' for r in lv))
+
+    # 6. Hook tax.
+    for test, what in (('ctxsw', 'context switch'), ('ipi', 'interrupt')):
+        tx = pick(main8, test=test)
+        a = median(tx, 'ns', tag='notrcu')
+        b = median(tx, 'ns', tag='trcu')
+        r = ratio(b, a)
+        rmin = ratio(lowest(tx, 'ns', tag='trcu'),
+                     lowest(tx, 'ns', tag='notrcu'))
+        # Noise band: spread of the rounds without trcu.
+        lo = lowest(tx, 'ns', tag='notrcu')
+        hi = max([num(x, 'ns') for x in pick(tx, tag='notrcu')] or [0])
+        target(f'hook tax, {what} ({test}), median of rounds',
+               None if r is None else (r - 1) * 100, '<= 2 %',
+               lambda v: v <= 2.0,
+               f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without; best-of '
+               f'rounds tax {fmt(None if rmin is None else (rmin - 1) * 100, 1)} %; '
+               f'spread without trcu {fmt(lo, 0)}..{fmt(hi, 0)} ns (all: ' +
+               ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')')
+
+    # 7. Scale.
+    sc = {}
+    for r in pick(rows, test='gp', tag='scale'):
+        c = int(r['cpus'])
+        sc.setdefault(c, {})[r['flavor']] = num(r, 'med_us')
+    cpus = sorted(sc)
+    for c in cpus:
+        table.append((f'scale: synchronize median trcu/rcu at {c} vCPUs',
+                      fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
+                      '-', 'info',
+                      f'trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
+                      f'{fmt(sc[c].get("rcu"), 0)} us'))
+    if len(cpus) >= 2:
+        lo, hi = cpus[0], cpus[-1]
+        gt = ratio(sc[hi].get('trcu'), sc[lo].get('trcu'))
+        gr = ratio(sc[hi].get('rcu'), sc[lo].get('rcu'))
+        target(f'latency growth {lo}->{hi} vCPUs trcu/rcu', ratio(gt, gr),
+               '<= 1.0', lambda v: v <= 1.0,
+               f'trcu x{fmt(gt)}, rcu x{fmt(gr)}')
+    else:
+        target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
+               lambda v: True, 'needs two scale points')
+
+    # Wall times of the boots (run-qemu's summary rows).
+    walls = []
+    srows = os.path.join(res, 'summary.rows')
+    if os.path.isfile(srows):
+        with open(srows) as f:
+            for line in f:
+                p = line.rstrip('\n').split('\t')
+                if len(p) >= 6:
+                    walls.append(f'{p[0]} {p[1]} {p[5]} s')
+
+    # bench.txt
+    w0 = max(len(t[0]) for t in table)
+    out = [f'trcu bench, results {res}', '',
+           'Every figure is a ratio of two numbers from the same boot '
+           '(QEMU TCG: absolute ns/us are emulated time).', '',
+           f'{"target":<{w0}}  {"measured":>9}  {"goal":<12} {"status":<7} detail']
+    for name, val, goal, status, note in table:
+        out.append(f'{name:<{w0}}  {val:>9}  {goal:<12} {status:<7} {note}')
+    out += ['', 'boots: ' + '; '.join(walls)]
+    with open(os.path.join(res, 'bench.txt'), 'w') as f:
+        f.write('\n'.join(out) + '\n')
+    print('\n'.join(out))
+
+    # bench.csv
+    keys = ['section', 'metric', 'flavor', 'tag', 'cpus', 'scenario',
+            'value', 'goal', 'status', 'note']
+    with open(os.path.join(res, 'bench.csv'), 'w', newline='') as f:
+        wr_ = csv.DictWriter(f, fieldnames=keys)
+        wr_.writeheader()
+        for r in csvrows:
+            wr_.writerow({k: r.get(k, '') for k in keys})
+
+    # bench.png: synchronize median vs vCPUs, and the GP medians at 8.
+    dat = os.path.join(res, 'bench-scale.dat')
+    with open(dat, 'w') as f:
+        for c in cpus:
+            f.write(f'{c} {sc[c].get("trcu") or "NaN"} '
+                    f'{sc[c].get("rcu") or "NaN"}\n')
+    dat2 = os.path.join(res, 'bench-gp.dat')
+    with open(dat2, 'w') as f:
+        for fl in ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'rcu_exp'):
+            vi = one(pick(main8, test='gp', tag='idle'), 'med_us', flavor=fl)
+            vb = one(pick(main8, test='gp', tag='busy'), 'med_us', flavor=fl)
+            f.write(f'{fl} {vi if vi is not None else "NaN"} '
+                    f'{vb if vb is not None else "NaN"}\n')
+    png = os.path.join(res, 'bench.png')
+    gp = f'''
+set terminal png size 1100,450
+set output '{png}'
+set multiplot layout 1,2 title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
+set title 'synchronize median vs vCPUs (idle)'
+set xlabel 'vCPUs'
+set ylabel 'us'
+set logscale y
+set key top left
+plot '{dat}' using 1:2 with linespoints title 'trcu', \\
+     '{dat}' using 1:3 with linespoints title 'rcu'
+unset logscale y
+set title 'synchronize median per flavour'
+set xlabel ''
+set ylabel 'us'
+set logscale y
+set style data histograms
+set style fill solid 0.6
+set key top right
+plot '{dat2}' using 2:xtic(1) title 'idle', '' using 3 title 'busy'
+unset multiplot
+'''
+    try:
+        subprocess.run(['gnuplot'], input=gp, text=True, check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'bench-report: gnuplot failed: {e}', file=sys.stderr)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

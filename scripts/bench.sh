@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: boot the bench configurations, one guest per vCPU count,
+# each measuring trcu against rcu/rcu_bh/srcu in that same boot
+# (guest/tests/bench.sh, torture/trcuscale.ko), then write
+#   results/<timestamp>/bench.txt   table: each issue target, as a ratio
+#   results/<timestamp>/bench.csv   every number
+#   results/<timestamp>/bench.png   gnuplot: latency vs vCPUs, per flavour
+#
+#   scripts/bench.sh                 BENCH-8, BENCH-16, BENCH-32, BENCH-64
+#   scripts/bench.sh --smoke         BENCH-SMOKE only (BENCH_SMOKE=1 too):
+#                                    tiny counts, fails only on errors
+#   scripts/bench.sh --scenarios BENCH-8,BENCH-32 [--results DIR]
+#
+# Exit status: 0 unless the build, a guest (a failed load, a missing
+# result line, a crash) or the report failed.  Missed targets are
+# reported in bench.txt, never an error.
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+main() {
+local smoke=${BENCH_SMOKE:-0} scen='' results=''
+while [ "$#" -gt 0 ]; do
+	case "$1" in
+	--smoke) smoke=1; shift ;;
+	--scenarios) scen=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
+	*) echo "bench: unknown option $1" >&2; return 2 ;;
+	esac
+done
+if [ -z "$scen" ]; then
+	if [ "$smoke" = 1 ]; then
+		scen=BENCH-SMOKE
+	else
+		scen=BENCH-8,BENCH-16,BENCH-32,BENCH-64
+	fi
+fi
+[ -n "$results" ] || results=$TOP/results/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$results" "$TOP/build" || return 1
+
+echo "bench: building modules (log: build/build.log)"
+if ! make -C "$TOP" >"$TOP/build/build.log" 2>&1; then
+	grep -E 'error|Error' "$TOP/build/build.log" | head -n 20 >&2
+	echo "bench: build failed" >&2
+	return 1
+fi
+local start=$SECONDS rc=0
+"$TOP/run-qemu.sh" --scenario "$scen" --no-deps --no-build --quiet \
+	--results "$results" || rc=1
+echo "bench: guests done in $((SECONDS - start)) s wall"
+python3 "$TOP/scripts/bench-report.py" "$results" || rc=1
+echo "bench: $results/bench.txt, bench.csv, bench.png"
+return "$rc"
+}
+
+main "$@"; exit "$?"

@@ -1,0 +1,917 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trcuscale: measure trcu against the kernel's own RCU and SRCU, for
+ * `make bench` (scripts/bench.sh, guest/tests/bench.sh).  Each load runs
+ * one test for one flavour synchronously inside module init, prints one
+ * or more machine-readable lines
+ *
+ *   trcuscale: RESULT test=<t> flavor=<f> tag=<tag> key=value ...
+ *
+ * and returns 0 (the guest script then unloads it).  A test that cannot
+ * run (a flavour whose module is not loaded, a bad parameter) fails the
+ * load with an error, never with a slow result.
+ *
+ * Tests (test=):
+ *   read    ns per read-side lock/unlock pair, loops pairs per CPU in a
+ *           kthread on every online CPU, irqs off around each timed chunk
+ *           (bh flavours: irqs on, see trcuscale_read_chunk()); flavor=all
+ *           interleaves floor, trcu, trcu_bh, rcu, rcu_bh, srcu chunks.
+ *   gp      ncalls synchronize_*() on updater_cpu: median/p90/p99 latency;
+ *           busy=1 adds a reader kthread on every CPU.
+ *   cb      call_*() flood from updater_cpu for duration_ms: callbacks
+ *           invoked per second, peak outstanding, peak memory; busy=1
+ *           adds the reader kthreads of gp busy=1.
+ *   ctxsw   context-switch ping-pong of two kthreads on ctx_cpu: ns per
+ *           round trip (two switches): trcu's sched_switch hook tax.
+ *   ipi     synchronous IPIs from updater_cpu to ctx_cpu (idle): ns per
+ *           IPI: trcu's irq-entry and idle-loop hook tax.
+ *
+ * trcu's API is referenced weakly, so this module loads with or without
+ * trcu.ko: the hook-tax tests run in the same boot before and after trcu
+ * is loaded, and rcu/srcu measurements do not need trcu at all.  A trcu
+ * flavour requested while trcu.ko is absent fails with -ENOENT.
+ */
+#define pr_fmt(fmt) "trcuscale: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/srcu.h>
+#include <linux/atomic.h>
+#include <linux/ctype.h>
+
+/*
+ * Weak references: resolved if trcu.ko is loaded, NULL otherwise (the
+ * module loader accepts unresolved weak symbols).  Declared weak before
+ * trcu.h declares them, so the attribute applies to every use.
+ */
+void trcu_nmi_reader_enter(void) __weak;
+void trcu_nmi_reader_exit(void) __weak;
+void call_trcu(struct rcu_head *head, rcu_callback_t func) __weak;
+void call_trcu_bh(struct rcu_head *head, rcu_callback_t func) __weak;
+void synchronize_trcu(void) __weak;
+void synchronize_trcu_bh(void) __weak;
+void trcu_barrier(void) __weak;
+void trcu_barrier_bh(void) __weak;
+#include <trcu.h>
+
+/* Added to trcu.ko by another change; looked up with symbol_get(). */
+void synchronize_trcu_expedited(void);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("trcu benchmarks against RCU and SRCU");
+
+static char *test = "read";
+module_param(test, charp, 0444);
+MODULE_PARM_DESC(test, "read|gp|cb|ctxsw|ipi");
+
+static char *flavor = "trcu";
+module_param(flavor, charp, 0444);
+MODULE_PARM_DESC(flavor,
+		 "trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp|all (read: interleaved)");
+
+static char *tag = "-";
+module_param(tag, charp, 0444);
+MODULE_PARM_DESC(tag, "Label copied into the RESULT lines ([a-z0-9_-], 1..31)");
+
+static ulong loops = 10000000;
+module_param(loops, ulong, 0444);
+MODULE_PARM_DESC(loops, "read: lock/unlock pairs per CPU (1000..10^10); ctxsw/ipi: rounds (100..10^8)");
+
+static int ncalls = 200;
+module_param(ncalls, int, 0444);
+MODULE_PARM_DESC(ncalls, "gp: synchronize calls (1..100000)");
+
+static int busy;
+module_param(busy, int, 0444);
+MODULE_PARM_DESC(busy, "gp, cb: 1 = reader kthread on every CPU (0/1)");
+
+static int updater_cpu;
+module_param(updater_cpu, int, 0444);
+MODULE_PARM_DESC(updater_cpu, "CPU of the gp/cb/ipi updater kthread (online CPU)");
+
+static int ctx_cpu = 1;
+module_param(ctx_cpu, int, 0444);
+MODULE_PARM_DESC(ctx_cpu, "ctxsw: CPU of the ping-pong; ipi: target CPU (online CPU)");
+
+static int duration_ms = 2000;
+module_param(duration_ms, int, 0444);
+MODULE_PARM_DESC(duration_ms, "cb: flood duration, ms (100..600000)");
+
+static long cb_max = 1000000;
+module_param(cb_max, long, 0444);
+MODULE_PARM_DESC(cb_max, "cb: outstanding callbacks at which posting pauses (1000..10^8)");
+
+enum tflavor { F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU, F_FLOOR,
+	       F_TRCU_EXP, F_RCU_EXP, F_ALL, F_NR };
+static const char * const flavor_names[F_NR] = {
+	"trcu", "trcu_bh", "rcu", "rcu_bh", "srcu", "floor",
+	"trcu_exp", "rcu_exp", "all",
+};
+
+/* The read-side flavours flavor=all interleaves, chunk by chunk. */
+static const enum tflavor read_all[] = {
+	F_FLOOR, F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU,
+};
+
+enum ttest { T_READ, T_GP, T_CB, T_CTXSW, T_IPI, T_NR };
+static const char * const test_names[T_NR] = {
+	"read", "gp", "cb", "ctxsw", "ipi",
+};
+
+static enum tflavor fl;
+static enum ttest tt;
+DEFINE_STATIC_SRCU(trcuscale_srcu);
+static void (*sync_trcu_exp)(void);	/* symbol_get() result or NULL */
+
+/* ---- read side --------------------------------------------------------- */
+
+/*
+ * One tight loop per flavour, so the timed loop makes no indirect call
+ * (retpolines would dwarf a preempt_disable()).  Every lock/unlock
+ * contains a compiler barrier, so the loops are not optimized away.
+ */
+#define TRCUSCALE_READ_LOOP(name, lock, unlock)			\
+static noinline void trcuscale_read_##name(unsigned long n)		\
+{									\
+	unsigned long i;						\
+									\
+	for (i = 0; i < n; i++) {					\
+		lock;							\
+		unlock;							\
+	}								\
+}
+
+TRCUSCALE_READ_LOOP(trcu, trcu_read_lock(), trcu_read_unlock())
+TRCUSCALE_READ_LOOP(trcu_bh, trcu_read_lock_bh(), trcu_read_unlock_bh())
+TRCUSCALE_READ_LOOP(rcu, rcu_read_lock(), rcu_read_unlock())
+TRCUSCALE_READ_LOOP(rcu_bh, rcu_read_lock_bh(), rcu_read_unlock_bh())
+TRCUSCALE_READ_LOOP(floor, preempt_disable(), preempt_enable())
+
+static noinline void trcuscale_read_srcu(unsigned long n)
+{
+	unsigned long i;
+	int idx;
+
+	for (i = 0; i < n; i++) {
+		idx = srcu_read_lock(&trcuscale_srcu);
+		srcu_read_unlock(&trcuscale_srcu, idx);
+	}
+}
+
+static bool trcuscale_bh(enum tflavor f)
+{
+	return f == F_TRCU_BH || f == F_RCU_BH;
+}
+
+#define TRCUSCALE_CHUNK	100000UL
+
+/*
+ * Time @n pairs of flavour @f on this CPU.  Irqs are off around the timed
+ * loop, as in the kernel's refscale, so that interrupts do not land in
+ * it -- except for the bh flavours: with irqs off, trcu_read_lock_bh()
+ * takes its hardirq-safe preempt_disable() path (not the one measured)
+ * and local_bh_enable() may run softirqs with irqs re-enabled.  Those two
+ * are timed with irqs on; both bh flavours alike, so their ratio holds.
+ */
+static u64 trcuscale_read_chunk(enum tflavor f, unsigned long n)
+{
+	unsigned long flags = 0;
+	bool irqoff = !trcuscale_bh(f);
+	u64 t0, t1;
+
+	if (irqoff)
+		local_irq_save(flags);
+	t0 = ktime_get_ns();
+	switch (f) {
+	case F_TRCU:
+		trcuscale_read_trcu(n);
+		break;
+	case F_TRCU_BH:
+		trcuscale_read_trcu_bh(n);
+		break;
+	case F_RCU:
+		trcuscale_read_rcu(n);
+		break;
+	case F_RCU_BH:
+		trcuscale_read_rcu_bh(n);
+		break;
+	case F_SRCU:
+		trcuscale_read_srcu(n);
+		break;
+	default:
+		trcuscale_read_floor(n);
+		break;
+	}
+	t1 = ktime_get_ns();
+	if (irqoff)
+		local_irq_restore(flags);
+	return t1 - t0;
+}
+
+struct trcuscale_cpu {
+	struct task_struct *task;
+	u64 ns[F_NR];			/* read: total timed ns per flavour */
+	struct completion done;
+};
+
+static struct trcuscale_cpu *tcpu;	/* nr_cpu_ids entries */
+static void trcuscale_wait(struct completion *c);
+static atomic_t read_ready;
+static wait_queue_head_t read_wq;
+static bool read_go;
+
+/*
+ * flavor=all runs one chunk of each flavour in turn, so that a change in
+ * load over time (other vCPUs, the host running other guests: TCG time
+ * is shared) hits every flavour alike and their ratios stay meaningful.
+ */
+static int trcuscale_read_thread(void *arg)
+{
+	struct trcuscale_cpu *c = arg;
+	unsigned long left = loops, n;
+	int i;
+
+	/* Start together, so every CPU measures under the same load. */
+	atomic_inc(&read_ready);
+	wait_event(read_wq, READ_ONCE(read_go));
+	while (left) {
+		n = min(left, TRCUSCALE_CHUNK);
+		if (fl == F_ALL) {
+			for (i = 0; i < ARRAY_SIZE(read_all); i++)
+				c->ns[read_all[i]] +=
+					trcuscale_read_chunk(read_all[i], n);
+		} else {
+			c->ns[fl] += trcuscale_read_chunk(fl, n);
+		}
+		left -= n;
+		cond_resched();
+	}
+	complete(&c->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+/* Print "<int>.<3 decimals>" of @num / @den into @buf. */
+static void trcuscale_fmt(char *buf, size_t len, u64 num, u64 den)
+{
+	u64 m = den ? div64_u64(num * 1000, den) : 0;
+
+	snprintf(buf, len, "%llu.%03llu", m / 1000, m % 1000);
+}
+
+/* One RESULT line for read-side flavour @f over the @n CPUs. */
+static void trcuscale_read_report(enum tflavor f, int n)
+{
+	u64 sum = 0, mn = U64_MAX, mx = 0;
+	char avg[32], smin[32], smax[32];
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		u64 ns = tcpu[cpu].ns[f];
+
+		sum += ns;
+		mn = min(mn, ns);
+		mx = max(mx, ns);
+	}
+	trcuscale_fmt(avg, sizeof(avg), sum, (u64)loops * n);
+	trcuscale_fmt(smin, sizeof(smin), mn, loops);
+	trcuscale_fmt(smax, sizeof(smax), mx, loops);
+	pr_info("RESULT test=read flavor=%s tag=%s cpus=%d loops=%lu irqs=%s mode=%s ns=%s min=%s max=%s\n",
+		flavor_names[f], tag, n, loops,
+		trcuscale_bh(f) ? "on" : "off",
+		fl == F_ALL ? "interleaved" : "alone", avg, smin, smax);
+}
+
+static int trcuscale_test_read(void)
+{
+	int cpu, i, n = 0, ret = 0;
+
+	init_waitqueue_head(&read_wq);
+	atomic_set(&read_ready, 0);
+	read_go = false;
+	for_each_online_cpu(cpu) {
+		struct trcuscale_cpu *c = &tcpu[cpu];
+
+		init_completion(&c->done);
+		c->task = kthread_create_on_cpu(trcuscale_read_thread, c, cpu,
+						"trcuscale_r/%u");
+		if (IS_ERR(c->task)) {
+			ret = PTR_ERR(c->task);
+			c->task = NULL;
+			pr_err("reader kthread on CPU %d: %d\n", cpu, ret);
+			break;
+		}
+		wake_up_process(c->task);
+		n++;
+	}
+	if (!ret) {
+		while (atomic_read(&read_ready) < n)
+			schedule_timeout_uninterruptible(1);
+		WRITE_ONCE(read_go, true);
+		wake_up_all(&read_wq);
+	} else {
+		WRITE_ONCE(read_go, true);
+		wake_up_all(&read_wq);
+	}
+	for_each_online_cpu(cpu) {
+		struct trcuscale_cpu *c = &tcpu[cpu];
+
+		if (!c->task)
+			continue;
+		trcuscale_wait(&c->done);
+		kthread_stop(c->task);
+		c->task = NULL;
+	}
+	if (ret)
+		return ret;
+	if (fl != F_ALL) {
+		trcuscale_read_report(fl, n);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(read_all); i++)
+		trcuscale_read_report(read_all[i], n);
+	return 0;
+}
+
+/* ---- update side ------------------------------------------------------- */
+
+static void trcuscale_sync(enum tflavor f)
+{
+	switch (f) {
+	case F_TRCU:
+		synchronize_trcu();
+		break;
+	case F_TRCU_BH:
+		synchronize_trcu_bh();
+		break;
+	case F_RCU:
+	case F_RCU_BH:
+		synchronize_rcu();
+		break;
+	case F_SRCU:
+		synchronize_srcu(&trcuscale_srcu);
+		break;
+	case F_TRCU_EXP:
+		sync_trcu_exp();
+		break;
+	case F_RCU_EXP:
+		synchronize_rcu_expedited();
+		break;
+	default:
+		break;
+	}
+}
+
+static void trcuscale_call(enum tflavor f, struct rcu_head *h,
+			   rcu_callback_t func)
+{
+	switch (f) {
+	case F_TRCU:
+		call_trcu(h, func);
+		break;
+	case F_TRCU_BH:
+		call_trcu_bh(h, func);
+		break;
+	case F_SRCU:
+		call_srcu(&trcuscale_srcu, h, func);
+		break;
+	default:
+		call_rcu(h, func);
+		break;
+	}
+}
+
+static void trcuscale_barrier(enum tflavor f)
+{
+	switch (f) {
+	case F_TRCU:
+		trcu_barrier();
+		break;
+	case F_TRCU_BH:
+		trcu_barrier_bh();
+		break;
+	case F_SRCU:
+		srcu_barrier(&trcuscale_srcu);
+		break;
+	default:
+		rcu_barrier();
+		break;
+	}
+}
+
+/* Busy readers for gp busy=1: short sections of the flavour, back to back. */
+static bool busy_stop;
+
+static int trcuscale_busy_thread(void *arg)
+{
+	unsigned long i = 0;
+	int idx;
+
+	while (!READ_ONCE(busy_stop)) {
+		switch (fl) {
+		case F_TRCU:
+		case F_TRCU_EXP:
+			trcu_read_lock();
+			udelay(1);
+			trcu_read_unlock();
+			break;
+		case F_TRCU_BH:
+			trcu_read_lock_bh();
+			udelay(1);
+			trcu_read_unlock_bh();
+			break;
+		case F_SRCU:
+			idx = srcu_read_lock(&trcuscale_srcu);
+			udelay(1);
+			srcu_read_unlock(&trcuscale_srcu, idx);
+			break;
+		case F_RCU_BH:
+			rcu_read_lock_bh();
+			udelay(1);
+			rcu_read_unlock_bh();
+			break;
+		default:
+			rcu_read_lock();
+			udelay(1);
+			rcu_read_unlock();
+			break;
+		}
+		/* A CPU-bound kernel loop, polite as kernel code must be. */
+		if (!(++i & 63))
+			cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void trcuscale_busy_start(void)
+{
+	int cpu;
+
+	WRITE_ONCE(busy_stop, false);
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(trcuscale_busy_thread, NULL, cpu,
+					  "trcuscale_b/%u");
+		if (IS_ERR(t)) {
+			tcpu[cpu].task = NULL;
+			continue;
+		}
+		tcpu[cpu].task = t;
+		wake_up_process(t);
+	}
+}
+
+static void trcuscale_busy_stop(void)
+{
+	int cpu;
+
+	WRITE_ONCE(busy_stop, true);
+	for_each_online_cpu(cpu) {
+		if (tcpu[cpu].task)
+			kthread_stop(tcpu[cpu].task);
+		tcpu[cpu].task = NULL;
+	}
+}
+
+static int trcuscale_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Runs the updater work of gp and cb on updater_cpu; result in ->ret. */
+struct trcuscale_job {
+	int (*fn)(void);
+	int ret;
+	struct completion done;
+};
+
+/*
+ * Wait for @c in slices: a busy guest under TCG can keep insmod waiting
+ * for minutes, and the hung-task detector reports a task that sleeps
+ * uninterruptibly for 120 s without ever being scheduled.
+ */
+static void trcuscale_wait(struct completion *c)
+{
+	while (!wait_for_completion_timeout(c, 10 * HZ))
+		;
+}
+
+static int trcuscale_job_thread(void *arg)
+{
+	struct trcuscale_job *job = arg;
+
+	job->ret = job->fn();
+	complete(&job->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static int trcuscale_on_cpu(int cpu, int (*fn)(void))
+{
+	struct trcuscale_job job = { .fn = fn };
+	struct task_struct *t;
+
+	init_completion(&job.done);
+	t = kthread_create_on_cpu(trcuscale_job_thread, &job, cpu,
+				  "trcuscale_u/%u");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wake_up_process(t);
+	trcuscale_wait(&job.done);
+	kthread_stop(t);
+	return job.ret;
+}
+
+/* Value at fraction @pm per mille of the sorted @v[0..n-1]. */
+static u64 trcuscale_pct(u64 *v, int n, int pm)
+{
+	int i = (int)(((long)n * pm) / 1000);
+
+	return v[min(i, n - 1)];
+}
+
+static int trcuscale_gp_work(void)
+{
+	u64 *lat, t0, t1, sum = 0, wall0;
+	int i;
+
+	lat = kcalloc(ncalls, sizeof(*lat), GFP_KERNEL);
+	if (!lat)
+		return -ENOMEM;
+	/* One call outside the timing: first-use costs (kthreads waking). */
+	trcuscale_sync(fl);
+	wall0 = ktime_get_ns();
+	for (i = 0; i < ncalls; i++) {
+		t0 = ktime_get_ns();
+		trcuscale_sync(fl);
+		t1 = ktime_get_ns();
+		lat[i] = t1 - t0;
+		sum += lat[i];
+	}
+	t1 = ktime_get_ns() - wall0;
+	sort(lat, ncalls, sizeof(*lat), trcuscale_cmp_u64, NULL);
+	pr_info("RESULT test=gp flavor=%s tag=%s busy=%d cpus=%d calls=%d med_us=%llu p90_us=%llu p99_us=%llu mean_us=%llu max_us=%llu wall_ms=%llu\n",
+		flavor_names[fl], tag, busy, num_online_cpus(), ncalls,
+		div_u64(trcuscale_pct(lat, ncalls, 500), 1000),
+		div_u64(trcuscale_pct(lat, ncalls, 900), 1000),
+		div_u64(trcuscale_pct(lat, ncalls, 990), 1000),
+		div_u64(div_u64(sum, ncalls), 1000),
+		div_u64(lat[ncalls - 1], 1000), div_u64(t1, NSEC_PER_MSEC));
+	kfree(lat);
+	return 0;
+}
+
+static int trcuscale_test_gp(void)
+{
+	int ret;
+
+	if (busy)
+		trcuscale_busy_start();
+	ret = trcuscale_on_cpu(updater_cpu, trcuscale_gp_work);
+	if (busy)
+		trcuscale_busy_stop();
+	return ret;
+}
+
+/* ---- callback flood ---------------------------------------------------- */
+
+static atomic_long_t cb_invoked;
+
+static void trcuscale_cb_free(struct rcu_head *h)
+{
+	kfree(h);
+	atomic_long_inc(&cb_invoked);
+}
+
+static int trcuscale_cb_work(void)
+{
+	long posted = 0, out, peak = 0, inv_window;
+	unsigned long pauses = 0;
+	u64 t0, tend, t1, tb;
+	size_t objsz = 0;
+	struct rcu_head *h;
+
+	atomic_long_set(&cb_invoked, 0);
+	t0 = ktime_get_ns();
+	tend = t0 + (u64)duration_ms * NSEC_PER_MSEC;
+	while (ktime_get_ns() < tend) {
+		out = posted - atomic_long_read(&cb_invoked);
+		if (out > peak)
+			peak = out;
+		if (out >= cb_max) {
+			/* Bounded: let the flavour catch up. */
+			pauses++;
+			schedule_timeout_uninterruptible(1);
+			continue;
+		}
+		h = kmalloc(sizeof(*h), GFP_KERNEL);
+		if (!h) {
+			pauses++;
+			schedule_timeout_uninterruptible(1);
+			continue;
+		}
+		if (!objsz)
+			objsz = ksize(h);
+		trcuscale_call(fl, h, trcuscale_cb_free);
+		posted++;
+		if (!(posted & 255))
+			cond_resched();
+	}
+	t1 = ktime_get_ns();
+	inv_window = atomic_long_read(&cb_invoked);
+	trcuscale_barrier(fl);
+	tb = ktime_get_ns();
+	pr_info("RESULT test=cb flavor=%s tag=%s busy=%d cpus=%d ms=%llu posted=%ld invoked=%ld posted_per_s=%llu invoked_per_s=%llu peak_out=%ld peak_kb=%llu pauses=%lu barrier_ms=%llu\n",
+		flavor_names[fl], tag, busy, num_online_cpus(),
+		div_u64(t1 - t0, NSEC_PER_MSEC), posted, inv_window,
+		div64_u64((u64)posted * NSEC_PER_SEC, t1 - t0),
+		div64_u64((u64)inv_window * NSEC_PER_SEC, t1 - t0),
+		peak, div_u64((u64)peak * objsz, 1024), pauses,
+		div_u64(tb - t1, NSEC_PER_MSEC));
+	if (atomic_long_read(&cb_invoked) != posted) {
+		pr_err("cb: %ld posted, %ld invoked after the barrier\n",
+		       posted, atomic_long_read(&cb_invoked));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- hook tax: context switches and interrupts -------------------------- */
+
+static struct completion ping, pong;
+static bool pp_stop;
+
+static int trcuscale_pong_thread(void *arg)
+{
+	for (;;) {
+		wait_for_completion(&ping);
+		if (READ_ONCE(pp_stop))
+			break;
+		complete(&pong);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static unsigned long tax_rounds;
+
+static int trcuscale_ctxsw_work(void)
+{
+	struct task_struct *t;
+	unsigned long i;
+	u64 t0, t1;
+	char buf[32];
+
+	init_completion(&ping);
+	init_completion(&pong);
+	WRITE_ONCE(pp_stop, false);
+	t = kthread_create_on_cpu(trcuscale_pong_thread, NULL, ctx_cpu,
+				  "trcuscale_p/%u");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wake_up_process(t);
+	/* Warm up, then time: each round is two context switches. */
+	for (i = 0; i < 100; i++) {
+		complete(&ping);
+		wait_for_completion(&pong);
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < tax_rounds; i++) {
+		complete(&ping);
+		wait_for_completion(&pong);
+	}
+	t1 = ktime_get_ns();
+	WRITE_ONCE(pp_stop, true);
+	complete(&ping);
+	kthread_stop(t);
+	trcuscale_fmt(buf, sizeof(buf), t1 - t0, tax_rounds);
+	pr_info("RESULT test=ctxsw flavor=%s tag=%s cpu=%d rounds=%lu ns=%s\n",
+		flavor_names[fl], tag, ctx_cpu, tax_rounds, buf);
+	return 0;
+}
+
+static void trcuscale_ipi_noop(void *info)
+{
+}
+
+static int trcuscale_ipi_work(void)
+{
+	unsigned long i;
+	u64 t0, t1;
+	char buf[32];
+
+	for (i = 0; i < 100; i++)
+		smp_call_function_single(ctx_cpu, trcuscale_ipi_noop, NULL, 1);
+	t0 = ktime_get_ns();
+	for (i = 0; i < tax_rounds; i++) {
+		smp_call_function_single(ctx_cpu, trcuscale_ipi_noop, NULL, 1);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	t1 = ktime_get_ns();
+	trcuscale_fmt(buf, sizeof(buf), t1 - t0, tax_rounds);
+	pr_info("RESULT test=ipi flavor=%s tag=%s from=%d cpu=%d rounds=%lu ns=%s\n",
+		flavor_names[fl], tag, updater_cpu, ctx_cpu, tax_rounds, buf);
+	return 0;
+}
+
+/* ---- parameters, init -------------------------------------------------- */
+
+static int trcuscale_lookup(const char *s, const char * const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static bool trcuscale_tag_ok(const char *s)
+{
+	size_t i, len = strlen(s);
+
+	if (len < 1 || len > 31)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(s[i]) && !isdigit(s[i]) && s[i] != '_' &&
+		    s[i] != '-')
+			return false;
+	return true;
+}
+
+static int trcuscale_check_params(void)
+{
+	int i;
+
+	i = trcuscale_lookup(test, test_names, T_NR);
+	if (i < 0) {
+		pr_err("invalid test=%s: allowed read|gp|cb|ctxsw|ipi\n", test);
+		return -EINVAL;
+	}
+	tt = i;
+	i = trcuscale_lookup(flavor, flavor_names, F_NR);
+	if (i < 0) {
+		pr_err("invalid flavor=%s: allowed trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp|all\n",
+		       flavor);
+		return -EINVAL;
+	}
+	fl = i;
+	if (!trcuscale_tag_ok(tag)) {
+		pr_err("invalid tag: allowed 1..31 of [a-z0-9_-]\n");
+		return -EINVAL;
+	}
+	if (tt == T_READ && (loops < 1000 || loops > 10000000000UL)) {
+		pr_err("invalid loops=%lu: allowed range 1000..10000000000\n",
+		       loops);
+		return -EINVAL;
+	}
+	if ((tt == T_CTXSW || tt == T_IPI) && (loops < 100 || loops > 100000000)) {
+		pr_err("invalid loops=%lu: allowed range 100..100000000 for %s\n",
+		       loops, test);
+		return -EINVAL;
+	}
+	if (ncalls < 1 || ncalls > 100000) {
+		pr_err("invalid ncalls=%d: allowed range 1..100000\n", ncalls);
+		return -EINVAL;
+	}
+	if (busy < 0 || busy > 1) {
+		pr_err("invalid busy=%d: allowed range 0..1\n", busy);
+		return -EINVAL;
+	}
+	if (updater_cpu < 0 || updater_cpu >= nr_cpu_ids ||
+	    !cpu_online(updater_cpu)) {
+		pr_err("invalid updater_cpu=%d: must be an online CPU\n",
+		       updater_cpu);
+		return -EINVAL;
+	}
+	if ((tt == T_CTXSW || tt == T_IPI) &&
+	    (ctx_cpu < 0 || ctx_cpu >= nr_cpu_ids || !cpu_online(ctx_cpu) ||
+	     (tt == T_IPI && ctx_cpu == updater_cpu))) {
+		pr_err("invalid ctx_cpu=%d: must be an online CPU (for ipi, not updater_cpu)\n",
+		       ctx_cpu);
+		return -EINVAL;
+	}
+	if (duration_ms < 100 || duration_ms > 600000) {
+		pr_err("invalid duration_ms=%d: allowed range 100..600000\n",
+		       duration_ms);
+		return -EINVAL;
+	}
+	if (cb_max < 1000 || cb_max > 100000000) {
+		pr_err("invalid cb_max=%ld: allowed range 1000..100000000\n",
+		       cb_max);
+		return -EINVAL;
+	}
+	/* Which flavours each test can use. */
+	if ((tt == T_READ && (fl == F_TRCU_EXP || fl == F_RCU_EXP)) ||
+	    (tt != T_READ && fl == F_ALL) ||
+	    (tt == T_GP && fl == F_FLOOR) ||
+	    (tt == T_CB && (fl == F_FLOOR || fl == F_TRCU_EXP ||
+			    fl == F_RCU_EXP))) {
+		pr_err("invalid flavor=%s for test=%s\n", flavor, test);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is flavour @f's implementation present (trcu.ko loaded)? */
+static bool trcuscale_flavor_present(enum tflavor f)
+{
+	switch (f) {
+	case F_TRCU:
+	case F_TRCU_BH:
+	case F_ALL:
+		return call_trcu && call_trcu_bh && synchronize_trcu &&
+		       synchronize_trcu_bh && trcu_barrier && trcu_barrier_bh &&
+		       trcu_nmi_reader_enter && trcu_nmi_reader_exit;
+	default:
+		return true;
+	}
+}
+
+static int __init trcuscale_init(void)
+{
+	int ret;
+
+	ret = trcuscale_check_params();
+	if (ret)
+		return ret;
+	if (tt != T_CTXSW && tt != T_IPI && !trcuscale_flavor_present(fl)) {
+		pr_err("flavor=%s needs trcu.ko loaded\n", flavor);
+		return -ENOENT;
+	}
+	if (tt == T_GP && fl == F_TRCU_EXP) {
+		sync_trcu_exp = symbol_get(synchronize_trcu_expedited);
+		if (!sync_trcu_exp) {
+			pr_info("RESULT test=%s flavor=trcu_exp tag=%s na=1 (synchronize_trcu_expedited not exported)\n",
+				test, tag);
+			return 0;
+		}
+	}
+	tcpu = kcalloc(nr_cpu_ids, sizeof(*tcpu), GFP_KERNEL);
+	if (!tcpu) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	tax_rounds = loops;
+	/*
+	 * No cpus_read_lock() here: rcu_barrier() and trcu_barrier() take
+	 * it themselves.  The bench guest does no CPU hotplug.
+	 */
+	switch (tt) {
+	case T_READ:
+		ret = trcuscale_test_read();
+		break;
+	case T_GP:
+		ret = trcuscale_test_gp();
+		break;
+	case T_CB:
+		if (busy)
+			trcuscale_busy_start();
+		ret = trcuscale_on_cpu(updater_cpu, trcuscale_cb_work);
+		if (busy)
+			trcuscale_busy_stop();
+		break;
+	case T_CTXSW:
+		/* Both ping-pong kthreads on ctx_cpu: every wakeup switches. */
+		ret = trcuscale_on_cpu(ctx_cpu, trcuscale_ctxsw_work);
+		break;
+	default:
+		ret = trcuscale_on_cpu(updater_cpu, trcuscale_ipi_work);
+		break;
+	}
+	kfree(tcpu);
+	tcpu = NULL;
+out:
+	if (sync_trcu_exp)
+		symbol_put(synchronize_trcu_expedited);
+	sync_trcu_exp = NULL;
+	return ret;
+}
+
+static void __exit trcuscale_exit(void)
+{
+	/* Everything was waited for in init; srcu is static. */
+}
+
+module_init(trcuscale_init);
+module_exit(trcuscale_exit);
