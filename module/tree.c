@@ -371,7 +371,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	trcu_node_lock(root);
 	gpnum = rsp->completed + 1;
 	rsp->signaled = TRCU_SAVE_DYNTICK;
-	rsp->jiffies_force_qs = jiffies + trcu_jiffies_till_force_qs;
+	rsp->jiffies_force_qs = jiffies + trcu_jiffies_till_first_fqs;
 	/*
 	 * Arm the stall timer before publishing the new ->gpnum: the
 	 * lockless stall checks read ->gpnum, then ->jiffies_stall, and

@@ -260,6 +260,7 @@ extern int trcu_fanout_exact;
 extern int trcu_dynticks_enabled;
 extern int trcu_stall_timeout;
 extern int trcu_jiffies_till_force_qs;
+extern int trcu_jiffies_till_first_fqs;
 extern int trcu_blimit;
 extern int trcu_qhimark;
 extern int trcu_qlowmark;
