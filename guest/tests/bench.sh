@@ -74,18 +74,20 @@ RUNS=0
 # scale NAME ARGS...: one trcuscale load; an error if the load fails or
 # prints no RESULT line.
 scale() {
-	local name=$1 n rc
+	local name=$1 n rc mod=trcuscale
 	shift
+	# Without trcu.ko: the build of trcuscale that does not link to it.
+	[ "$TRCU_IN" = 1 ] || mod=trcuscale_base
 	n=$(dmesg_lines)
-	insmod $M/trcuscale.ko "$@"
+	insmod $M/$mod.ko "$@"
 	rc=$?
 	RUNS=$((RUNS + 1))
 	if [ "$rc" -ne 0 ]; then
-		fail "bench-$name" "insmod trcuscale.ko $* failed (rc $rc)"
+		fail "bench-$name" "insmod $mod.ko $* failed (rc $rc)"
 		ERRS=$((ERRS + 1))
 		return 1
 	fi
-	rmmod trcuscale || { fail "bench-$name-rmmod" "rmmod trcuscale failed"; ERRS=$((ERRS + 1)); }
+	rmmod $mod || { fail "bench-$name-rmmod" "rmmod $mod failed"; ERRS=$((ERRS + 1)); }
 	if ! dmesg_since "$n" | grep -q 'trcuscale: RESULT'; then
 		fail "bench-$name" "no RESULT line for $*"
 		ERRS=$((ERRS + 1))
