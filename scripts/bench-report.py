@@ -376,7 +376,7 @@ def main():
                     f'{vb if vb is not None else "NaN"}\n')
     png = os.path.join(res, 'bench.png')
     gp = f'''
-set terminal png size 1100,450
+set terminal png size 1100,450 noenhanced
 set output '{png}'
 set multiplot layout 1,2 title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
 set title 'synchronize median vs vCPUs (idle)'
