@@ -109,8 +109,10 @@ void trcu_kfree_call(struct rcu_head *head, void *ptr)
 	struct trcu_kfree_batch *b, *full = NULL;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(this_cpu_ptr(&trcu_kfree_cpus.lock), flags);
+	/* Irqs off first: the CPU (and so kc) cannot change under us. */
+	local_irq_save(flags);
 	kc = this_cpu_ptr(&trcu_kfree_cpus);
+	raw_spin_lock(&kc->lock);
 	b = kc->cur;
 	if (!b) {
 		/* kfree_nobatch=1 tests the fallback as if pages ran out. */

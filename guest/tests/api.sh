@@ -41,6 +41,29 @@ else
 	fail exp-latency "trcutest bench=20 failed"
 fi
 
+# The same with every CPU busy: 4 readers and the writers of a trcu torture.
+n=$(dmesg_lines)
+if insmod $M/trcutorture.ko torture_type=trcu duration=10 stat_interval=5 \
+	nreaders=4 nfakewriters=2; then
+	sleep 2
+	if tt bench=20; then
+		pass exp-latency-busy "$(dmesg_since "$n" | grep 'bench:' | sed 's/.*bench: //' | tr '\n' ';')"
+	else
+		fail exp-latency-busy "trcutest bench=20 failed under load"
+	fi
+	w=0
+	while [ "$w" -lt 90 ]; do
+		dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
+		sleep 1
+		w=$((w + 1))
+	done
+	rmmod trcutorture
+	dmesg_since "$n" | grep -q -e "-torture:--- End of test: SUCCESS" ||
+		fail exp-latency-busy "the load torture did not succeed"
+else
+	fail exp-latency-busy "insmod trcutorture failed"
+fi
+
 n=$(dmesg_lines)
 if tt kfree=20000 && no_bad "$n"; then
 	pass kfree-batched "$(dmesg_since "$n" | grep 'kfree=' | tail -n 1 | sed 's/.*trcutest: //')"
