@@ -183,12 +183,12 @@ delta /tmp/half /tmp/after >/tmp/delta2
 top=$(grep '^grow' /tmp/delta | head -n 5 | awk '{ printf "%s+%d(%dkB) ", $2, $3, $4 }')
 top2=$(grep '^grow' /tmp/delta2 | head -n 3 | awk '{ printf "%s+%d ", $2, $3 }')
 # Tolerances, over all cycles.  A leak repeats every cycle, noise does
-# not: a slab cache holding one more object per cycle over the second
-# half of the cycles (a node array, a kthread's task_struct, a debugfs
-# dentry...) is a leak.  The second half only: some kernel caches kept
-# growing over the first cycles of measured runs (+768 kmalloc-cg-16
-# objects over 50 cycles after one warm-up cycle, +512 after three, of
-# fewer than 18 in the second half).
+# not: a slab cache holding one more object per cycle (a node array, a
+# kthread's task_struct, a debugfs dentry...) in each half of the cycles
+# is a leak.  Some kernel caches kept growing over the first cycles of
+# measured runs and then levelled off (+768 kmalloc-cg-16 objects over 50
+# cycles after one warm-up cycle, +512 after three, fewer than 18 of them
+# in the second half).
 # The meminfo totals catch what is not a slab object: KernelStack < 160
 # kB (ten 16 kB stacks; one leaked kthread per cycle would be 800 kB),
 # Percpu < 64 kB (trcu_data of two flavours on 8 CPUs is several kB per
