@@ -28,7 +28,8 @@
 #   KVER_612  the 6.12 kernel check-6.12 uses.  Default: the newest
 #         /lib/modules/6.12.*-amd64/build installed (make deps-6.12).
 #   CHECK_612_SCENARIOS, CHECK_612_DURATION  check-6.12's list (TREE01..15)
-#         and seconds per scenario (30).  SOAK_DURATION  soak's (1800).
+#         and seconds per scenario (30).  SOAK_DURATION, SOAK_SCENARIOS  soak's
+#         seconds per scenario (1800) and list (all).
 #   W     passed to kbuild (W=1 extra warnings)
 #   MUTANT  mutant name; kbuild then sees TRCU_MUTANT_FLAG=-DTRCU_MUTANT_<NAME>
 #         (upper-case).  module/Kbuild does `ccflags-y += $(TRCU_MUTANT_FLAG)`;
@@ -60,6 +61,7 @@ KVER_612 ?= $(shell ls -d /lib/modules/6.12.*-amd64/build 2>/dev/null | \
 CHECK_612_SCENARIOS ?= TREE01,TREE02,TREE03,TREE04,TREE05,TREE06,TREE07,TREE08,TREE09,TREE10,TREE11,TREE12,TREE13,TREE14,TREE15
 CHECK_612_DURATION ?= 30
 SOAK_DURATION ?= 1800
+SOAK_SCENARIOS ?= all
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
 .PHONY: bench bench-smoke
@@ -137,7 +139,7 @@ check-6.12:
 # each for SOAK_DURATION seconds (script scenarios ignore it except for the
 # watchdog).  Results in results/<timestamp>/.
 soak:
-	'$(TOP)/run-qemu.sh' --no-deps --quiet --scenario all --duration $(SOAK_DURATION)
+	'$(TOP)/run-qemu.sh' --no-deps --quiet --scenario '$(SOAK_SCENARIOS)' --duration $(SOAK_DURATION)
 
 bench:
 	@'$(TOP)/scripts/bench.sh'
