@@ -130,7 +130,7 @@ stock)
 	BZIMAGE=/boot/vmlinuz-$KVER ;;
 debug)
 	# Lockdep/KASAN/kmemleak kernel from guest/debug.config, cached in
-	# ~/.cache/trcu/debug/<key>/ (built now if missing: ~30 min on 2 cores).
+	# ~/.cache/trcu/debug/<key>/ (built now if missing: long, see README).
 	if ! DEBUG_OUT=$("$TOP/scripts/debug-kernel.sh"); then
 		echo "run-qemu: --kernel debug: building the debug kernel failed" >&2
 		exit 1

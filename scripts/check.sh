@@ -8,7 +8,7 @@
 # Environment: CHECK_DURATION (s, default 30) for scenarios without their own;
 # CHECK_DEBUG=0 skips the debug-kernel part (guest/check-list-debug: the
 # scenarios again on the lockdep/KASAN/kmemleak kernel, built by
-# scripts/debug-kernel.sh if not cached: ~30 min on 2 cores).
+# scripts/debug-kernel.sh if not cached: long, see README "Debug kernel").
 # Prints "[i/N] item ... PASS|FAIL (...)", a summary table (also in
 # results/<timestamp>/summary.txt) and finally "N passed, N failed".
 set -u
