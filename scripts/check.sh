@@ -6,6 +6,7 @@
 #   scripts/check.sh               everything
 #   scripts/check.sh --mutants     only the mutants (`make mutants`)
 # Environment: CHECK_DURATION (s, default 30) for scenarios without their own;
+# CHECK_JOBS (default 2) guests at a time;
 # CHECK_DEBUG=0 skips the debug-kernel part (guest/check-list-debug: the
 # scenarios again on the lockdep/KASAN/kmemleak kernel, built by
 # scripts/debug-kernel.sh if not cached: long, see README "Debug kernel").
@@ -131,48 +132,117 @@ verdict_fields() {
 	grep '^RESULT' "$1" 2>/dev/null | head -n 1 | cut -f 3-
 }
 
-# --- scenarios -----------------------------------------------------------
-for line in "${SCENS[@]}"; do
-	read -r scn dur _ <<<"$line"
+# --- guest runs, CHECK_JOBS at a time -------------------------------------
+# Each guest is single-threaded TCG, i.e. one host core: with CHECK_JOBS=2
+# (default) two run side by side on a 2-core machine, which halves the
+# check's wall time.  Results are still printed in list order, each as soon
+# as it and every item before it have finished.  An item writes its result
+# fields to $R/items/<n> (see result()).
+CHECK_JOBS=${CHECK_JOBS:-2}
+mkdir -p "$R/items"
+
+# item_scenario FILE LINE [debug]: one scenario run.
+item_scenario() {
+	local out=$1 line=$2 kind=${3:-} scn dur rest dir name mods
+	read -r scn dur rest <<<"$line"
 	dur=${dur:-$CHECK_DURATION}
-	n=$((n + 1))
-	./run-qemu.sh --no-deps --quiet --scenario "$scn" --duration "$dur" \
-		--modules-dir "$R/modules" --results "$R" >"$R/logs/$scn.log" 2>&1
-	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/$scn/verdict.txt")
-	# run-qemu.sh appended its own row; replace it by ours (same fields).
-	sed -i "/^$scn\t/d" "$ROWS"
+	local -a extra=()
+	name=$scn
+	mods=$R/modules
+	dir=$R/s/$scn
+	if [ "$kind" = debug ]; then
+		name="debug:$scn"
+		mods=$R/debug-modules
+		dir=$R/debug/$scn
+		extra=(--kernel debug)
+	fi
+	./run-qemu.sh --no-deps --quiet "${extra[@]}" --scenario "$scn" --duration "$dur" \
+		--modules-dir "$mods" --results "$dir" >"$R/logs/${name//:/-}.log" 2>&1
+	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$dir/$scn/verdict.txt")
 	if [ "${v:-}" = PASS ]; then
 		note=
 		[ "${reason:--}" != - ] && note=", $reason"   # a PASS's note, e.g. hotplug ops
-		result "$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s$note" "$gps" "$secs" "$rate" "$wall"
+		printf '%s\tPASS\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+			"${gps:--} gps, ${secs%.*} s, wall ${wall}s$note" "$gps" "$secs" "$rate" "$wall" >"$out"
 	else
-		result "$scn" FAIL "${reason:-no verdict, see $R/logs/$scn.log}" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
+		printf '%s\tFAIL\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+			"${reason:-no verdict, see $R/logs/${name//:/-}.log}" "${gps:--}" "${secs:--}" \
+			"${rate:--}" "${wall:--}" >"$out"
 	fi
-done
+}
 
-# --- mutants: the check passes when the torture catches the mutant ----
-for line in "${MUTS[@]}"; do
-	read -r mut scn dur _ <<<"$line"
+# item_mutant FILE LINE: build a mutant, run its scenario; PASS if caught.
+item_mutant() {
+	local out=$1 line=$2 mut scn dur rest name dir
+	read -r mut scn dur rest <<<"$line"
 	dur=${dur:-$CHECK_DURATION}
-	n=$((n + 1))
 	name="mutant:$mut/$scn"
+	dir=$R/mutant-$mut
 	if ! make -C "$TOP" MUTANT="$mut" >"$R/logs/mutant-$mut.build.log" 2>&1; then
-		result "$name" FAIL "mutant build failed, see $R/logs/mutant-$mut.build.log"
-		continue
+		printf '%s\tFAIL\tmutant build failed, see %s\n' "$name" \
+			"$R/logs/mutant-$mut.build.log" >"$out"
+		return
 	fi
 	./run-qemu.sh --no-deps --quiet --scenario "$scn" --duration "$dur" \
-		--modules-dir "$TOP/build/mutant-$mut" --results "$R/mutant-$mut" \
+		--modules-dir "$TOP/build/mutant-$mut" --results "$dir" \
 		>"$R/logs/mutant-$mut.log" 2>&1
-	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/mutant-$mut/$scn/verdict.txt")
+	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$dir/$scn/verdict.txt")
 	case "${v:-}:${reason:-}" in
 	FAIL:*"never reached /init"*|FAIL:harness*|:*)
-		result "$name" FAIL "inconclusive: ${reason:-no verdict}" ;;
+		printf '%s\tFAIL\tinconclusive: %s\n' "$name" "${reason:-no verdict}" >"$out" ;;
 	FAIL:*)
-		result "$name" PASS "caught: $reason" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" ;;
+		printf '%s\tPASS\tcaught: %s\t%s\t%s\t%s\t%s\n' "$name" "$reason" \
+			"${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" >"$out" ;;
 	*)
-		result "$name" FAIL "not caught: scenario passed" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" ;;
+		printf '%s\tFAIL\tnot caught: scenario passed\t%s\t%s\t%s\t%s\n' "$name" \
+			"${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}" >"$out" ;;
 	esac
-done
+}
+
+# run_items KIND LINE...: run the items CHECK_JOBS at a time, report in order.
+run_items() {
+	local kind=$1 i=0 next=0 first=$((n + 1)) count running f
+	shift
+	local -a lines=("$@") pids=()
+	count=${#lines[@]}
+	while [ "$next" -lt "$count" ]; do
+		# Launch while lanes are free.
+		while [ "$i" -lt "$count" ] && [ "${#pids[@]}" -lt "$CHECK_JOBS" ]; do
+			f=$R/items/$kind-$((first + i))
+			rm -f "$f"
+			case "$kind" in
+			scenario) item_scenario "$f" "${lines[$i]}" & ;;
+			debug) item_scenario "$f" "${lines[$i]}" debug & ;;
+			mutant) item_mutant "$f" "${lines[$i]}" & ;;
+			esac
+			pids+=($!)
+			i=$((i + 1))
+		done
+		[ "${#pids[@]}" -gt 0 ] && wait -n "${pids[@]}" 2>/dev/null
+		running=()
+		for p in "${pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && running+=("$p")
+		done
+		pids=("${running[@]}")
+		# Report every finished item at the head of the list.
+		while [ "$next" -lt "$count" ]; do
+			f=$R/items/$kind-$((first + next))
+			[ -s "$f" ] || break
+			n=$((n + 1))
+			IFS=$'\t' read -r name v detail gps secs rate wall <"$f"
+			result "$name" "$v" "$detail" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
+			next=$((next + 1))
+		done
+		# A lane that died without a result file: record it and move on.
+		if [ "${#pids[@]}" -eq 0 ] && [ "$i" -ge "$count" ] && [ "$next" -lt "$count" ]; then
+			f=$R/items/$kind-$((first + next))
+			[ -s "$f" ] || printf '%s\tFAIL\tharness: no result\n' "${lines[$next]%% *}" >"$f"
+		fi
+	done
+}
+
+[ "${#SCENS[@]}" -gt 0 ] && run_items scenario "${SCENS[@]}"
+[ "${#MUTS[@]}" -gt 0 ] && run_items mutant "${MUTS[@]}"
 
 # --- debug kernel: guest/check-list-debug on the lockdep/KASAN kernel ----
 # Last, so that its background build overlaps as much stock work as possible.
@@ -203,23 +273,14 @@ if [ "${#DSCENS[@]}" -gt 0 ]; then
 		grep -E 'error|Error|debug-kernel:' "$log" | head -n 10
 		result "debug kernel" FAIL "build failed, see $log"
 	fi
-	for line in "${DSCENS[@]}"; do
-		read -r scn dur _ <<<"$line"
-		dur=${dur:-$CHECK_DURATION}
-		n=$((n + 1))
-		if [ "$dok" -ne 1 ]; then
-			result "debug:$scn" FAIL "no debug kernel"
-			continue
-		fi
-		./run-qemu.sh --no-deps --quiet --kernel debug --scenario "$scn" --duration "$dur" \
-			--modules-dir "$R/debug-modules" --results "$R/debug" >"$R/logs/debug-$scn.log" 2>&1
-		IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$R/debug/$scn/verdict.txt")
-		if [ "${v:-}" = PASS ]; then
-			result "debug:$scn" PASS "${gps:--} gps, ${secs%.*} s, wall ${wall}s" "$gps" "$secs" "$rate" "$wall"
-		else
-			result "debug:$scn" FAIL "${reason:-no verdict, see $R/logs/debug-$scn.log}" "${gps:--}" "${secs:--}" "${rate:--}" "${wall:--}"
-		fi
-	done
+	if [ "$dok" -eq 1 ]; then
+		run_items debug "${DSCENS[@]}"
+	else
+		for line in "${DSCENS[@]}"; do
+			n=$((n + 1))
+			result "debug:${line%% *}" FAIL "no debug kernel"
+		done
+	fi
 fi
 
 {
