@@ -160,11 +160,31 @@ try() {
 	pass "bad-$tag" "$code: $line"
 }
 
+# Every parameter a matrix covered, as mod.param (see check_covered()).
+MATRIX_PARAMS=
+# check_covered MOD: each parameter MOD shows in sysfs was in its matrix.
+check_covered() {
+	local p missing=
+	for p in /sys/module/"$1"/parameters/*; do
+		[ -e "$p" ] || continue
+		case " $MATRIX_PARAMS " in
+		*" $1.${p##*/} "*) ;;
+		*) missing="$missing ${p##*/}" ;;
+		esac
+	done
+	if [ -n "$missing" ]; then
+		fail "bad-$1-covered" "parameters not in the table:$missing"
+	else
+		pass "bad-$1-covered" "every parameter of $1 tried"
+	fi
+}
+
 # matrix MOD: stdin rows "param e0 e1 e65 e-1 ehuge eabc eempty".
 matrix() {
 	local mod=$1 param codes v c
 	while read -r param codes; do
 		case "$param" in ''|'#'*) continue ;; esac
+		MATRIX_PARAMS="$MATRIX_PARAMS $mod.$param"
 		# shellcheck disable=SC2086  # the codes are words
 		set -- $codes
 		for v in 0 1 65 -1 "$HUGE" abc EMPTY; do
@@ -211,6 +231,8 @@ fanout_exact               o o E  E  R    E   E
 dynticks                   o o E  E  R    E   E
 stall_timeout              o o o  E  R    E   E
 jiffies_till_force_qs      E o o  E  R    E   E
+jiffies_till_first_fqs     E o o  E  R    E   E
+kfree_nobatch              o o E  E  R    E   E
 blimit                     E o o  E  R    E   E
 qhimark                    E E E  E  R    E   E
 qlowmark                   o o o  E  R    E   E
@@ -231,6 +253,8 @@ trcu o stall_timeout stall_timeout=300
 trcu E stall_timeout stall_timeout=301
 trcu o jiffies_till_force_qs jiffies_till_force_qs=250
 trcu E jiffies_till_force_qs jiffies_till_force_qs=251
+trcu o jiffies_till_first_fqs jiffies_till_first_fqs=250
+trcu E jiffies_till_first_fqs jiffies_till_first_fqs=251
 trcu o blimit blimit=10000
 trcu E blimit blimit=10001
 trcu o qhimark qhimark=100
@@ -261,6 +285,7 @@ if ! insmod "$M/trcu.ko" </dev/null; then
 	fail bad-trcu-reload "insmod trcu.ko failed"
 	exit 1
 fi
+check_covered trcu
 #  param                   0 1 65 -1 huge abc empty
 matrix trcutorture <<'EOF'
 torture_type               E E E  E  E    E   E
@@ -303,6 +328,7 @@ EOF
 # ---- still alive: a normal torture, then unload -------------------------
 n=$(dmesg_lines)
 if insmod "$M/trcutorture.ko" duration=3 stat_interval=1 </dev/null; then
+	check_covered trcutorture
 	w=0
 	while [ "$w" -lt 60 ] && ! dmesg_since "$n" | grep -q -e '-torture:--- End of test'; do
 		sleep 1
