@@ -51,14 +51,9 @@ if insmod $M/trcutorture.ko torture_type=trcu duration=10 stat_interval=5 \
 	else
 		fail exp-latency-busy "trcutest bench=20 failed under load"
 	fi
-	w=0
-	while [ "$w" -lt 90 ]; do
-		dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
-		sleep 1
-		w=$((w + 1))
-	done
+	wait_end "$n" 90
 	rmmod trcutorture
-	dmesg_since "$n" | grep -q -e "-torture:--- End of test: SUCCESS" ||
+	ended_ok "$n" ||
 		fail exp-latency-busy "the load torture did not succeed"
 else
 	fail exp-latency-busy "insmod trcutorture failed"

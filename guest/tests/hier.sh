@@ -35,17 +35,8 @@ layout() {
 
 # torture TYPE: a 3-second torture of TYPE; 0 if it ends in SUCCESS.
 torture() {
-	n=$(dmesg_lines)
-	insmod /lib/modules/trcutorture.ko torture_type="$1" duration=3 \
-		stat_interval=1 nreaders=2 nfakewriters=2 || return 1
-	w=0
-	while [ "$w" -lt 60 ]; do
-		dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
-		sleep 1
-		w=$((w + 1))
-	done
-	rmmod trcutorture || return 1
-	dmesg_since "$n" | grep -q -e "$1-torture:--- End of test: SUCCESS"
+	torture_run 60 torture_type="$1" duration=3 stat_interval=1 \
+		nreaders=2 nfakewriters=2
 }
 
 one() {

@@ -41,3 +41,32 @@ expect_bad_end() { mark "EXPECT-BAD end $*"; }
 # dmesg_since N: kernel log lines after the first N (from `dmesg | wc -l`).
 dmesg_lines() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n "+$(($1 + 1))"; }
+
+# wait_end N SECS: wait up to SECS s for a torture end line after the
+# first N kernel log lines; 0 if one came.
+wait_end() {
+	local w=0
+	while [ "$w" -lt "$2" ]; do
+		dmesg_since "$1" | grep -q -e '-torture:--- End of test' && return 0
+		sleep 1
+		w=$((w + 1))
+	done
+	return 1
+}
+
+# ended_ok N: the first torture end line after log line N says SUCCESS.
+ended_ok() {
+	dmesg_since "$1" | grep -q -e '-torture:--- End of test: SUCCESS'
+}
+
+# torture_run SECS ARGS...: load trcutorture.ko with ARGS, wait up to SECS s
+# for its end line, unload it; 0 if it ended in SUCCESS.
+torture_run() {
+	local secs=$1 n
+	shift
+	n=$(dmesg_lines)
+	insmod /lib/modules/trcutorture.ko "$@" || return 1
+	wait_end "$n" "$secs"
+	rmmod trcutorture || return 1
+	ended_ok "$n"
+}

@@ -50,12 +50,7 @@ done
 n=$(dmesg_lines)
 if insmod $M/trcutorture.ko torture_type=trcu duration=5 stat_interval=1 \
 	irqreader=1 nmireader=1 nreaders=2 nfakewriters=2; then
-	w=0
-	while [ "$w" -lt 90 ]; do
-		dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
-		sleep 1
-		w=$((w + 1))
-	done
+	wait_end "$n" 90
 	rmmod trcutorture
 fi
 if dmesg_since "$n" | grep -q "End of test: SUCCESS" &&

@@ -17,16 +17,7 @@ EVENTS="trcu_gp_start trcu_gp_end trcu_qs_report trcu_fqs trcu_batch_start trcu_
 
 # torture ARGS...: run trcutorture with ARGS to its end; 0 on SUCCESS.
 torture() {
-	n=$(dmesg_lines)
-	insmod $M/trcutorture.ko "$@" || return 1
-	w=0
-	while [ "$w" -lt 120 ]; do
-		dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
-		sleep 1
-		w=$((w + 1))
-	done
-	rmmod trcutorture || return 1
-	dmesg_since "$n" | grep -q -e "-torture:--- End of test: SUCCESS"
+	torture_run 120 "$@"
 }
 
 # count EVENT FILE: lines of EVENT in a saved trace.

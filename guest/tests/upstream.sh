@@ -53,12 +53,7 @@ if rmmod rcutorture; then
 else
 	fail upstream-rmmod-rcutorture "rmmod rcutorture failed"
 fi
-w=0
-while [ "$w" -lt 60 ]; do
-	dmesg_since "$n" | grep -q -e '-torture:--- End of test' && break
-	sleep 1
-	w=$((w + 1))
-done
+wait_end "$n" 60
 end=$(dmesg_since "$n" | grep -e '-torture:--- End of test' | tail -n 1)
 case "$end" in
 *'End of test: SUCCESS'*) pass upstream-end "SUCCESS" ;;
