@@ -299,7 +299,7 @@ run_one() {
 	[ -n "$MAXCPUS" ] && [ "$MAXCPUS" -gt "$cpus" ] && cpus=$MAXCPUS
 	local limit=$((DURATION * 2 + 120 + cpus * 3))
 	# The debug kernel (KASAN, lockdep, kmemleak scans) boots and runs slower.
-	[ "$KERNEL" = debug ] && limit=$((limit + 180))
+	[ "$KERNEL" = debug ] && limit=$((limit + 600))
 	local append="console=ttyS0 cryptomgr.notests printk.time=1 panic=-1 oops=panic loglevel=7${BOOT_ARGS:+ $BOOT_ARGS}"
 	local console=$dir/console.log markers=$dir/markers.log
 	: >"$console"
