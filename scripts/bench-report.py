@@ -103,9 +103,13 @@ def main():
     table = []   # (target, measured, goal, status, note)
     csvrows = []
 
-    def target(name, value, goal, ok, note=''):
+    def target(name, value, goal, ok, note='', noisy=False):
         if value is None:
             status = 'n/a'
+        elif noisy:
+            # The same measurement without the change varied by more than
+            # the goal allows: neither met nor missed.
+            status = 'NOISE'
         else:
             status = 'met' if ok(value) else 'MISSED'
         table.append((name, fmt(value, 3) if not isinstance(value, str)
@@ -304,7 +308,8 @@ def main():
                f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without; best-of '
                f'rounds tax {fmt(None if rmin is None else (rmin - 1) * 100, 1)} %; '
                f'spread without trcu {fmt(lo, 0)}..{fmt(hi, 0)} ns (all: ' +
-               ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')')
+               ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')',
+               noisy=bool(lo) and hi / lo - 1 > 0.02)
 
     # 7. Scale.
     sc = {}
