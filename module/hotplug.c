@@ -42,22 +42,20 @@ static int trcu_cpu_prepare(unsigned int cpu)
 }
 
 #ifdef TRCU_MUTANT_OFFLINE_CBS
-/* MUTANT offline_cbs: invoke a dead CPU's callbacks at once, no GP. */
+/*
+ * MUTANT offline_cbs: lose a dead CPU's callbacks (issue 4's case c,
+ * "dropped").  Running them early instead is no longer a reliable mutant:
+ * the dying CPU is credited at its last idle halt, so by the dead step
+ * its callbacks' grace periods have usually ended already.
+ */
 static void trcu_mutant_run_dead_cbs(struct trcu_data *dead)
 {
-	struct rcu_head *list = dead->nxtlist, *next;
-	long n = 0;
+	long n = dead->qlen;
 
 	trcu_init_cblist(dead);
 	WRITE_ONCE(dead->qlen, 0);
-	local_bh_disable();
-	for (; list; list = next, n++) {
-		next = list->next;
-		list->func(list);
-	}
-	local_bh_enable();
 	if (n)
-		pr_info("mutant offline_cbs: CPU %d: %ld callbacks run early\n",
+		pr_info("mutant offline_cbs: CPU %d: %ld callbacks dropped\n",
 			dead->cpu, n);
 }
 #endif

@@ -113,7 +113,7 @@ static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;
-static atomic_t tt_early_cbs;			/* callbacks run before any GP end */
+static atomic_t tt_early_cbs;			/* callbacks run before their GP end */
 static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 
 /* kthreads, stopped in creation order */
@@ -161,8 +161,15 @@ unsigned long tt_gps(void)
 }
 
 /* Taken just before posting a callback, checked when it is invoked. */
+/*
+ * A callback's snapshot when it is posted: the flavour's polled-GP cookie
+ * where it has one (exact: names the GP the callback must wait for, or
+ * an earlier one), else the completed-GP count.
+ */
 unsigned long tt_cb_snap(void)
 {
+	if (tt_ops->get_state && tt_ops->poll_state)
+		return tt_ops->get_state();
 	return tt_ops->get_gp_count();
 }
 
@@ -173,6 +180,17 @@ unsigned long tt_cb_snap(void)
  */
 void tt_cb_check(unsigned long snap)
 {
+	if (tt_ops->get_state && tt_ops->poll_state) {
+		/*
+		 * The cookie was taken before the call, so the callback's
+		 * own GP is this one or later: it must have completed.
+		 * Catches callbacks posted mid-GP and run after that GP but
+		 * before their own, which the count check below cannot.
+		 */
+		if (!tt_ops->poll_state(snap))
+			atomic_inc(&tt_early_cbs);
+		return;
+	}
 	if (tt_ops->gp_count_strict &&
 	    (long)(tt_ops->get_gp_count() - snap) <= 0)
 		atomic_inc(&tt_early_cbs);
@@ -607,7 +625,7 @@ static void tt_stats_print(void)
 	if (bad || atomic_read(&tt_mberror) || READ_ONCE(tt_barrier_errors))
 		atomic_inc(&tt_errors);
 	if (atomic_read(&tt_early_cbs))
-		tt_fail("%d callbacks invoked before the completed-GP count moved\n",
+		tt_fail("%d callbacks invoked before their grace period ended\n",
 			atomic_read(&tt_early_cbs));
 	tt_hist_line(buf, 512, "Reader Pipe", pipe,
 		     bad || atomic_read(&tt_mberror));
