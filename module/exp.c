@@ -191,6 +191,15 @@ static void trcu_exp_run(struct trcu_exp *e)
 	 */
 	preempt_disable();
 	self = smp_processor_id();
+	/*
+	 * Count each CPU before raising its flag.  A late IPI of the
+	 * previous GP may report a CPU as soon as its flag is up; when the
+	 * count was only set after the scan, that report decremented the
+	 * old count and was then overwritten, and the GP waited for good
+	 * for a CPU whose flag was already clear (EXP hung, with and
+	 * without hotplug).  The 1 is this CPU, dropped below.
+	 */
+	atomic_set(&e->pending, 1);
 	for_each_online_cpu(cpu) {
 		if (cpu == self)
 			continue;
@@ -198,11 +207,12 @@ static void trcu_exp_run(struct trcu_exp *e)
 			e->n_idle++;
 			continue;
 		}
+		atomic_inc(&e->pending);
+		smp_mb__after_atomic();	/* count before flag */
 		WRITE_ONCE(*per_cpu_ptr(&trcu_exp_need_qs[e->flavor], cpu), 1);
 		cpumask_set_cpu(cpu, &e->mask);
 		n++;
 	}
-	atomic_set(&e->pending, n + 1);
 	/* Flags and count before any handler can look at them. */
 	smp_mb();
 	if (n) {
