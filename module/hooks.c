@@ -106,14 +106,11 @@ static notrace int trcu_tick_pre(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(trcu_tick_pre);
 
 /*
- * sched_switch tracepoint: a context switch is a QS for both flavours (no
- * task can switch inside a preempt- or bh-disabled region).  Runs under
- * the runqueue lock, so it only sets flags: no wakeups, no tasklets.
+ * A QS for both flavours on this CPU: flags only (plus an irq_work for a
+ * waiting expedited GP), so any hook may call it, even under the
+ * runqueue lock.  Caller: a hook, preemption or irqs off.
  */
-static notrace void trcu_sched_switch(void *data, bool preempt,
-				      struct task_struct *prev,
-				      struct task_struct *next,
-				      unsigned int prev_state)
+static notrace void trcu_qs_all_flavors(void)
 {
 	struct trcu_data *rdp;
 	int i;
@@ -124,6 +121,20 @@ static notrace void trcu_sched_switch(void *data, bool preempt,
 		rdp->passed_quiesc_completed = rdp->completed;
 		trcu_exp_report_qs(i);	/* exp.c: flags + irq_work only */
 	}
+}
+NOKPROBE_SYMBOL(trcu_qs_all_flavors);
+
+/*
+ * sched_switch tracepoint: a context switch is a QS for both flavours (no
+ * task can switch inside a preempt- or bh-disabled region).  Runs under
+ * the runqueue lock, so it only sets flags: no wakeups, no tasklets.
+ */
+static notrace void trcu_sched_switch(void *data, bool preempt,
+				      struct task_struct *prev,
+				      struct task_struct *next,
+				      unsigned int prev_state)
+{
+	trcu_qs_all_flavors();
 }
 NOKPROBE_SYMBOL(trcu_sched_switch);
 
@@ -140,7 +151,7 @@ NOKPROBE_SYMBOL(trcu_sched_switch);
  */
 static notrace int trcu_note_cs_pre(struct kprobe *p, struct pt_regs *r)
 {
-	trcu_sched_switch(NULL, false, NULL, NULL, 0);
+	trcu_qs_all_flavors();
 	return 0;
 }
 NOKPROBE_SYMBOL(trcu_note_cs_pre);
@@ -155,17 +166,8 @@ NOKPROBE_SYMBOL(trcu_note_cs_pre);
  */
 static notrace int trcu_cond_resched_pre(struct kprobe *p, struct pt_regs *r)
 {
-	struct trcu_data *rdp;
-	int i;
-
-	if (preempt_count() != 1)
-		return 0;
-	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
-		rdp = this_cpu_ptr(trcu_states[i].rda);
-		rdp->passed_quiesc = true;
-		rdp->passed_quiesc_completed = rdp->completed;
-		trcu_exp_report_qs(i);	/* exp.c: flags + irq_work only */
-	}
+	if (preempt_count() == 1)
+		trcu_qs_all_flavors();
 	return 0;
 }
 NOKPROBE_SYMBOL(trcu_cond_resched_pre);

@@ -379,7 +379,7 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	 * "stall" of 0 jiffies, seen on a fresh load).
 	 */
 	trcu_stall_gp_start(rsp);
-	smp_wmb();
+	smp_wmb();	/* deadline before ->gpnum; pairs with stall.c */
 	WRITE_ONCE(rsp->gpnum, gpnum);
 	raw_spin_unlock(&root->lock);
 	trace_trcu_gp_start(rsp->name, gpnum);
