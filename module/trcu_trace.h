@@ -13,6 +13,7 @@
 #define _TRCU_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "compat.h"
 
 /* The GP kthread started grace period @gpnum. */
 TRACE_EVENT(trcu_gp_start,
@@ -23,7 +24,7 @@ TRACE_EVENT(trcu_gp_start,
 		__field(long, gpnum)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->gpnum = gpnum;
 	),
 	TP_printk("%s gp %ld start", __get_str(flavor), __entry->gpnum)
@@ -39,7 +40,7 @@ TRACE_EVENT(trcu_gp_end,
 		__field(unsigned long, jiffies)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->gpnum = gpnum;
 		__entry->jiffies = jiffies;
 	),
@@ -57,7 +58,7 @@ TRACE_EVENT(trcu_qs_report,
 		__field(long, gpnum)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->cpu = cpu;
 		__entry->gpnum = gpnum;
 	),
@@ -81,7 +82,7 @@ TRACE_EVENT(trcu_fqs,
 		__field(int, nudged)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->gpnum = gpnum;
 		__entry->snapshot = snapshot;
 		__entry->credited = credited;
@@ -102,7 +103,7 @@ TRACE_EVENT(trcu_batch_start,
 		__field(long, blimit)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->qlen = qlen;
 		__entry->blimit = blimit;
 	),
@@ -119,7 +120,7 @@ TRACE_EVENT(trcu_batch_end,
 		__field(long, count)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->count = count;
 	),
 	TP_printk("%s invoked %ld", __get_str(flavor), __entry->count)
@@ -136,7 +137,7 @@ TRACE_EVENT(trcu_stall,
 		__field(bool, self)
 	),
 	TP_fast_assign(
-		__assign_str(flavor, flavor);
+		trcu_assign_str(flavor, flavor);
 		__entry->cpu = cpu;
 		__entry->gpnum = gpnum;
 		__entry->self = self;
