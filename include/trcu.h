@@ -6,11 +6,11 @@
  * Read side: Classic RCU semantics.  A trcu read-side critical section is a
  * region with preemption disabled; the trcu_bh flavour's is a region with
  * bottom halves disabled.  Both nest, cost no atomics and write no shared
- * memory.  The one exception is NMI context: trcu cannot hook NMI entry on
- * the stock kernel (the context-tracking NMI hooks are noinstr), so a reader
- * running in an NMI that interrupted a dynticks-idle CPU marks that CPU busy
- * itself, through trcu_nmi_reader_enter()/trcu_nmi_reader_exit().  That
- * only touches the current CPU's own counters.
+ * memory, in every context including NMI: trcu_read_lock() is exactly
+ * preempt_disable().  An NMI reader on a dynticks-idle CPU is seen from the
+ * outside instead: trcu's NMI handler (first in the NMI_LOCAL list) orders
+ * the NMI's entry before its readers, and force_quiescent_state() does not
+ * credit an idle CPU whose preempt count shows an NMI (dynticks.c).
  */
 #ifndef _TRCU_H
 #define _TRCU_H
@@ -25,10 +25,6 @@
 #include <linux/rcupdate.h>
 
 struct rcu_head;
-
-/* Out-of-line halves of an NMI-context reader; see the comment above. */
-void trcu_nmi_reader_enter(void);
-void trcu_nmi_reader_exit(void);
 
 /*
  * Lockdep: one lockdep_map per flavour, exported by trcu.ko, acquired as
@@ -50,8 +46,6 @@ extern struct lockdep_map trcu_bh_lock_map;
 static inline void trcu_read_lock(void)
 {
 	preempt_disable();
-	if (unlikely(in_nmi()))
-		trcu_nmi_reader_enter();
 	rcu_lock_acquire(&trcu_lock_map);
 }
 
@@ -61,28 +55,24 @@ static inline void trcu_read_lock(void)
 static inline void trcu_read_unlock(void)
 {
 	rcu_lock_release(&trcu_lock_map);
-	if (unlikely(in_nmi()))
-		trcu_nmi_reader_exit();
 	preempt_enable();
 }
 
 /**
  * trcu_read_lock_bh() - begin a trcu_bh read-side critical section
  *
- * Disables bottom halves.  In hardirq or NMI context, or with interrupts
- * disabled, bottom halves cannot run on this CPU anyway and
- * local_bh_enable() would complain there, so only preemption is disabled;
- * the bh quiescent-state detector never sees such a context as quiescent.
+ * Disables bottom halves.  In hardirq context (NMI included: nmi_enter()
+ * adds HARDIRQ_OFFSET too), or with interrupts disabled, bottom halves
+ * cannot run on this CPU anyway and local_bh_enable() would complain
+ * there, so only preemption is disabled; the bh quiescent-state detector
+ * never sees such a context as quiescent.
  */
 static inline void trcu_read_lock_bh(void)
 {
-	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled())) {
+	if (unlikely(in_hardirq() || irqs_disabled()))
 		preempt_disable();
-		if (unlikely(in_nmi()))
-			trcu_nmi_reader_enter();
-	} else {
+	else
 		local_bh_disable();
-	}
 	rcu_lock_acquire(&trcu_bh_lock_map);
 }
 
@@ -92,13 +82,10 @@ static inline void trcu_read_lock_bh(void)
 static inline void trcu_read_unlock_bh(void)
 {
 	rcu_lock_release(&trcu_bh_lock_map);
-	if (unlikely(in_hardirq() || in_nmi() || irqs_disabled())) {
-		if (unlikely(in_nmi()))
-			trcu_nmi_reader_exit();
+	if (unlikely(in_hardirq() || irqs_disabled()))
 		preempt_enable();
-	} else {
+	else
 		local_bh_enable();
-	}
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC

@@ -58,7 +58,7 @@ static void trcu_debugfs_data_one(struct seq_file *m, struct trcu_data *rdp)
 	if (trcu_dynticks_enabled && rdtp)
 		seq_printf(m, " dt=%d dn=%d df=%lu",
 			   atomic_read(&rdtp->dynticks),
-			   atomic_read(&rdtp->dynticks_nmi),
+			   trcu_dynticks_nmi_trace(rdp->cpu),
 			   READ_ONCE(rdp->dynticks_fqs));
 	seq_printf(m, " of=%lu ri=%lu ql=%ld b=%ld\n",
 		   READ_ONCE(rdp->offline_fqs), READ_ONCE(rdp->resched_ipi),

@@ -7,11 +7,31 @@
  * that sleeps, and which nudges CPUs that are busy but slow to report.
  *
  * Counters: ->dynticks is odd while the CPU is non-idle or handling an
- * irq from idle, even while idle.  ->dynticks_nmi is odd only while an
- * NMI reader runs on an idle CPU.  Every change is a fully ordered
- * atomic (value-returning atomic_add_return()), so a remote snapshot that
- * sees an even value is ordered after the CPU's earlier readers and
- * before its later ones.
+ * irq from idle, even while idle.  Every change is a fully ordered atomic
+ * (value-returning atomic_add_return()), so a remote snapshot that sees
+ * an even value is ordered after the CPU's earlier readers and before its
+ * later ones.
+ *
+ * NMIs cannot be hooked on the stock kernel (ct_nmi_enter() and friends
+ * are noinstr) and trcu_read_lock() is a bare preempt_disable(), so an
+ * NMI reader on an idle CPU changes no trcu counter.  It is seen from the
+ * outside: x86 keeps the preempt count in a per-CPU variable, which has
+ * NMI_OFFSET added before any NMI handler runs (compat.h).  The two sides:
+ *
+ *   NMI on idle CPU                      force_quiescent_state() on another
+ *   nmi_enter(): preempt count += NMI    read ->dynticks: even  (full mb)
+ *   trcu_nmi_enter(): full barrier       read the CPU's preempt count
+ *   readers (other NMI handlers)         no NMI there: QS, smp_mb()
+ *   nmi_exit(): preempt count -= NMI
+ *
+ * trcu's handler is registered NMI_FLAG_FIRST in NMI_LOCAL, the list that
+ * default_do_nmi() walks first for every NMI, so its barrier precedes the
+ * readers of every later handler.  Store buffering then guarantees that
+ * either the scan sees the NMI (no QS: the reader holds the GP off) or the
+ * reader sees everything done before the GP began.  A reader that was
+ * already running keeps the NMI bit set until nmi_exit(), whose store
+ * follows the reader's loads (x86 does not reorder loads with later
+ * stores).
  */
 #define pr_fmt(fmt) "trcu: " fmt
 
@@ -24,6 +44,7 @@
 
 #include <trcu.h>
 #include "tree.h"
+#include "compat.h"
 #include "trcu_trace.h"
 
 struct trcu_dynticks __percpu *trcu_dynticks;
@@ -63,12 +84,23 @@ void trcu_dynticks_cpu_init(int cpu)
 	bool idle = trcu_dynticks_enabled && !cpu_online(cpu);
 
 	rdtp->in_idle = idle;
-	rdtp->nmi_nesting = 0;
 	if (!(atomic_read(&rdtp->dynticks) & 1) == !idle)
 		atomic_inc(&rdtp->dynticks);
-	if (atomic_read(&rdtp->dynticks_nmi) & 1)
-		atomic_inc(&rdtp->dynticks_nmi);
 	smp_mb(); /* Reset visible before the CPU is marked online. */
+}
+
+/*
+ * Is @cpu in an NMI right now?  See the comment at the top: a caller that
+ * credits a QS must read ->dynticks with full ordering before this and
+ * order this before what the QS allows (smp_mb()).
+ */
+bool trcu_dynticks_in_nmi(int cpu)
+{
+#ifdef TRCU_MUTANT_IDLE_NMI
+	/* MUTANT idle_nmi: NMI readers on idle CPUs go unnoticed. */
+	return false;
+#endif
+	return trcu_remote_preempt_count(cpu) & NMI_MASK;
 }
 
 /*
@@ -82,7 +114,21 @@ bool trcu_dynticks_cpu_idle(int cpu)
 	if (!trcu_dynticks_enabled)
 		return false;
 	return !(atomic_read(&rdtp->dynticks) & 1) &&
-	       !(atomic_read(&rdtp->dynticks_nmi) & 1);
+	       !trcu_dynticks_in_nmi(cpu);
+}
+
+/*
+ * The rcudata trace's dn for @cpu: ->dynticks_nmi (even, NMIs from idle
+ * counted by 2), plus 1 while the CPU is idle and in an NMI, which is the
+ * seed's "odd while an NMI handler runs on an idle CPU".
+ */
+int trcu_dynticks_nmi_trace(int cpu)
+{
+	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+
+	return atomic_read(&rdtp->dynticks_nmi) +
+	       (!(atomic_read(&rdtp->dynticks) & 1) &&
+		trcu_dynticks_in_nmi(cpu));
 }
 
 /* @cpu's idle counter, to tell later whether it idled since (rcustats). */
@@ -189,38 +235,22 @@ notrace void trcu_irq_enter(void)
 }
 NOKPROBE_SYMBOL(trcu_irq_enter);
 
-/**
- * trcu_nmi_reader_enter() - an NMI-context reader starts on this CPU
- *
- * If the CPU is dynticks-idle, make ->dynticks_nmi odd (full barrier) so
- * force_quiescent_state() does not take the CPU for quiescent.  Nestable,
- * touches only this CPU's counters.
+/*
+ * An NMI starts on this CPU (trcu's NMI_LOCAL handler, first in the list,
+ * before any other handler can run a reader).  On an idle CPU, order the
+ * preempt count's NMI bit before the readers to come: the fully ordered
+ * atomic that counts the NMI is that barrier (see the top of this file).
+ * A busy CPU needs none: its odd ->dynticks is never credited as even,
+ * and a moved counter means an idle transition the NMI cannot span.
  */
-notrace void trcu_nmi_reader_enter(void)
+notrace void trcu_nmi_enter(void)
 {
 	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
 
-	if (rdtp->nmi_nesting++ == 0 &&
-	    !(atomic_read(&rdtp->dynticks) & 1) &&
-	    !(atomic_read(&rdtp->dynticks_nmi) & 1))
-		atomic_add_return(1, &rdtp->dynticks_nmi);
+	if (!(atomic_read(&rdtp->dynticks) & 1))
+		atomic_add_return(2, &rdtp->dynticks_nmi);
 }
-EXPORT_SYMBOL_GPL(trcu_nmi_reader_enter);
-NOKPROBE_SYMBOL(trcu_nmi_reader_enter);
-
-/**
- * trcu_nmi_reader_exit() - an NMI-context reader ends on this CPU
- */
-notrace void trcu_nmi_reader_exit(void)
-{
-	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
-
-	if (--rdtp->nmi_nesting == 0 &&
-	    (atomic_read(&rdtp->dynticks_nmi) & 1))
-		atomic_add_return(1, &rdtp->dynticks_nmi);
-}
-EXPORT_SYMBOL_GPL(trcu_nmi_reader_exit);
-NOKPROBE_SYMBOL(trcu_nmi_reader_exit);
+NOKPROBE_SYMBOL(trcu_nmi_enter);
 
 /* Fully ordered read of a counter (pairs with the atomics above). */
 static int trcu_dynticks_read(atomic_t *v)
@@ -264,7 +294,8 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 			       bool snapshot)
 {
 	struct trcu_dynticks *rdtp = rdp->dynticks;
-	int d, dn;
+	bool nmi;
+	int d;
 
 	/*
 	 * No blanket credit for an offline CPU: between clearing its online
@@ -286,17 +317,21 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 		goto qs;
 	if (!trcu_dynticks_enabled)
 		return false;
+	/*
+	 * Even ->dynticks: idle now, a QS unless an NMI (maybe a reader)
+	 * runs there.  Changed since phase 1: the CPU went idle or left it
+	 * since, ending any reader (NMI ones too) it had at the snapshot.
+	 */
 	d = trcu_dynticks_read(&rdtp->dynticks);
-	dn = trcu_dynticks_read(&rdtp->dynticks_nmi);
+	nmi = trcu_dynticks_in_nmi(rdp->cpu);
+	smp_mb(); /* The NMI check before the QS it allows. */
 	if (snapshot) {
 		rdp->dynticks_snap = d;
-		rdp->dynticks_nmi_snap = dn;
-		if (!(d & 1) && !(dn & 1))
+		if (!(d & 1) && !nmi)
 			goto qs;
 		return false;
 	}
-	if ((d != rdp->dynticks_snap || !(d & 1)) &&
-	    (dn != rdp->dynticks_nmi_snap || !(dn & 1)))
+	if (d != rdp->dynticks_snap || (!(d & 1) && !nmi))
 		goto qs;
 	return false;
 qs:

@@ -139,8 +139,12 @@ static bool trcu_exp_cpu_idle(int cpu)
 
 	if (!trcu_dynticks_enabled)
 		return false;
-	return !(atomic_add_return(0, &rdtp->dynticks) & 1) &&
-	       !(atomic_add_return(0, &rdtp->dynticks_nmi) & 1);
+	if (atomic_add_return(0, &rdtp->dynticks) & 1)
+		return false;
+	if (trcu_dynticks_in_nmi(cpu))
+		return false;
+	smp_mb(); /* The NMI check before the QS it allows (dynticks.c). */
+	return true;
 }
 
 /*

@@ -15,6 +15,8 @@
  *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
  *   tick_nohz_idle_stop_tick()   kprobe  idle loop about to halt: even
  *   tick_nohz_idle_retain_tick() kprobe  (same, tick kept)
+ *   NMI_LOCAL, first        NMI handler  NMI on idle CPU: full barrier
+ *                                     before other handlers' readers
  *
  * Every handler is notrace and NOKPROBE, runs with preemption off and
  * never sleeps; none calls a probed function.
@@ -29,6 +31,7 @@
 #include <linux/hardirq.h>
 #include <linux/preempt.h>
 #include <linux/string.h>
+#include <asm/nmi.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -278,6 +281,17 @@ static int trcu_register_kprobe(struct kprobe *kp)
 }
 
 /*
+ * Every NMI: runs before the other NMI_LOCAL handlers (NMI_FLAG_FIRST,
+ * registered after the boot-time ones), handles nothing itself.
+ */
+static notrace int trcu_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	trcu_nmi_enter();
+	return NMI_DONE;
+}
+NOKPROBE_SYMBOL(trcu_nmi_handler);
+
+/*
  * Register every hook.  The counters start non-idle and not in_idle, so
  * whichever idle hook fires first finds a consistent state: the idle
  * transitions go first, the irq hook (which only acts on in_idle CPUs)
@@ -288,9 +302,19 @@ int trcu_hooks_init(void)
 {
 	int ret;
 
+	/*
+	 * The NMI handler first: a CPU can count as idle only once the idle
+	 * hooks are in, and by then its NMIs are ordered (dynticks.c).
+	 */
+	ret = register_nmi_handler(NMI_LOCAL, trcu_nmi_handler,
+				   NMI_FLAG_FIRST, "trcu");
+	if (ret) {
+		pr_err("cannot register the NMI handler: %d\n", ret);
+		return ret;
+	}
 	ret = trcu_register_kprobe(&trcu_kp_idle_enter);
 	if (ret)
-		return ret;
+		goto err_nmi;
 	ret = trcu_register_kprobe(&trcu_kp_idle_exit);
 	if (ret)
 		goto err_idle_enter;
@@ -354,6 +378,8 @@ err_idle_exit:
 	unregister_kprobe(&trcu_kp_idle_exit);
 err_idle_enter:
 	unregister_kprobe(&trcu_kp_idle_enter);
+err_nmi:
+	unregister_nmi_handler(NMI_LOCAL, "trcu");
 	return ret;
 }
 
@@ -373,4 +399,6 @@ void trcu_hooks_exit(void)
 	unregister_kprobe(&trcu_kp_stop_tick);
 	unregister_kprobe(&trcu_kp_idle_exit);
 	unregister_kprobe(&trcu_kp_idle_enter);
+	/* Waits for running NMI handlers (synchronize_rcu()). */
+	unregister_nmi_handler(NMI_LOCAL, "trcu");
 }

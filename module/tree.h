@@ -56,7 +56,7 @@
 
 /*
  * Dynticks per-CPU state, shared by both flavours.  Written only by its
- * own CPU (hook handlers and NMI readers); read by the GP kthreads during
+ * own CPU (hook handlers and the NMI handler); read by the GP kthreads during
  * force_quiescent_state() scans.
  */
 struct trcu_dynticks {
@@ -67,9 +67,10 @@ struct trcu_dynticks {
 					/*  halt (see dynticks.c). */
 	bool in_idle;			/* Between tick_nohz_idle_enter and */
 					/*  tick_nohz_idle_exit. */
-	atomic_t dynticks_nmi;		/* Even unless an NMI reader runs on */
-					/*  this CPU while it is idle. */
-	int nmi_nesting;		/* trcu_nmi_reader_enter nesting. */
+	atomic_t dynticks_nmi;		/* NMIs that found this CPU idle, */
+					/*  counted by 2 (trcu's NMI */
+					/*  handler); the trace's dn adds 1 */
+					/*  while one runs. */
 };
 
 /*
@@ -178,7 +179,6 @@ struct trcu_data {
 	/* 4) dynticks snapshots taken by force_quiescent_state(): */
 	struct trcu_dynticks *dynticks;	/* This CPU's shared dynticks. */
 	int dynticks_snap;		/* ->dynticks at phase 1. */
-	int dynticks_nmi_snap;		/* ->dynticks_nmi at phase 1. */
 
 	/* 5) why force_quiescent_state() had to act for this CPU: */
 	unsigned long dynticks_fqs;	/* QS credited: dynticks idle. */
@@ -344,6 +344,9 @@ int trcu_dynticks_init(void);
 void trcu_dynticks_free(void);
 void trcu_dynticks_cpu_init(int cpu);
 bool trcu_dynticks_cpu_idle(int cpu);
+bool trcu_dynticks_in_nmi(int cpu);
+int trcu_dynticks_nmi_trace(int cpu);
+void trcu_nmi_enter(void);
 int trcu_dynticks_snap(int cpu);
 void trcu_count_ipi(struct trcu_state *rsp, int cpu);
 void trcu_idle_enter(void);
