@@ -132,7 +132,10 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 /* Free what trcu_tree_init() allocated; every tasklet is already dead. */
 void trcu_tree_free(struct trcu_state *rsp)
 {
+	/* MUTANT unload_leak: every unload leaks the per-CPU trcu_data. */
+#ifndef TRCU_MUTANT_UNLOAD_LEAK
 	free_percpu(rsp->rda);
+#endif
 	rsp->rda = NULL;
 	kfree(rsp->node);
 	rsp->node = NULL;
