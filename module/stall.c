@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
+#include <linux/sched.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -83,6 +84,28 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 NOKPROBE_SYMBOL(trcu_stall_check_self);
 
 /*
+ * The overdue GP waits for no CPU: every leaf is clear.  Either a QS
+ * report is still on its way up (the root has bits), or all reports are
+ * in and the GP kthread has not ended the GP (root clear): it has not run
+ * since, starved on its CPU.  Say which, with what the kthread looks like,
+ * as the kernel's "kthread starved" message does.
+ */
+static notrace void trcu_stall_hierarchy(struct trcu_state *rsp, long gpnum)
+{
+	unsigned long root = READ_ONCE(trcu_root(rsp)->qsmask);
+	struct task_struct *t = rsp->gp_kthread;
+
+	pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies): no CPU owes a QS, root qsmask %#lx (%s)\n",
+	       rsp->name, gpnum, jiffies - rsp->gp_start, root,
+	       root ? "a report on its way up" : "GP kthread has not ended it");
+	if (t)
+		pr_err("INFO: %s GP kthread last woke %lu jiffies ago, state %#x, CPU %d\n",
+		       rsp->name, jiffies - READ_ONCE(rsp->gp_activity),
+		       READ_ONCE(t->__state), task_cpu(t));
+}
+NOKPROBE_SYMBOL(trcu_stall_hierarchy);
+
+/*
  * Report every CPU the overdue GP still waits for, once per stall
  * interval.  Caller: GP kthread, or another CPU's tick (irqs off); no
  * trcu locks held.
@@ -118,7 +141,6 @@ notrace void trcu_stall_check_others(struct trcu_state *rsp)
 		}
 	}
 	if (!n)
-		pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies)\n",
-		       rsp->name, gpnum, jiffies - rsp->gp_start);
+		trcu_stall_hierarchy(rsp, gpnum);
 }
 NOKPROBE_SYMBOL(trcu_stall_check_others);

@@ -490,6 +490,8 @@ static void trcu_gp_woke(struct trcu_state *rsp)
 	struct trcu_data *rdp;
 	int cpu;
 
+	/* For the stall warning: how long since the kthread last ran. */
+	WRITE_ONCE(rsp->gp_activity, jiffies);
 	if (!trcu_trace)
 		return;
 	cpu = raw_smp_processor_id();

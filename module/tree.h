@@ -235,6 +235,7 @@ struct trcu_state {
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
 
 	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
+	unsigned long gp_activity;	/* jiffies the GP kthread last woke. */
 	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
 	struct irq_work gp_wake_work;	/* deferred wakeup of the above */
 	unsigned long gp_flags;		/* TRCU_GP_FLAG_* (atomic bitops). */
