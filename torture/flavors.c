@@ -113,12 +113,14 @@ static const struct trcu_torture_ops tt_trcu_bh_exp_ops = {
 /* ---- rcu: the kernel's own RCU, through its exported API -------------- */
 
 static int tt_rcu_readlock(void)
+	__acquires(RCU)
 {
 	rcu_read_lock();
 	return 0;
 }
 
 static void tt_rcu_readunlock(int idx)
+	__releases(RCU)
 {
 	rcu_read_unlock();
 }
@@ -164,9 +166,13 @@ static const struct trcu_torture_ops tt_rcu_ops = {
  * is an equivalent reader for the merged RCU.
  */
 static int tt_rcu_bh_readlock(void)
+	__acquires(RCU_BH)
 {
 	if (in_hardirq() || in_nmi() || irqs_disabled()) {
 		rcu_read_lock_sched();
+		/* For sparse: both paths hold "RCU_BH" for the caller. */
+		__release(RCU_SCHED);
+		__acquire(RCU_BH);
 		return 1;
 	}
 	rcu_read_lock_bh();
@@ -174,10 +180,13 @@ static int tt_rcu_bh_readlock(void)
 }
 
 static void tt_rcu_bh_readunlock(int idx)
+	__releases(RCU_BH)
 {
-	if (idx)
+	if (idx) {
+		__release(RCU_BH);
+		__acquire(RCU_SCHED);
 		rcu_read_unlock_sched();
-	else
+	} else
 		rcu_read_unlock_bh();
 }
 
@@ -210,11 +219,13 @@ static void tt_srcu_cleanup(void)
 }
 
 static int tt_srcu_readlock(void)
+	__acquires(&tt_srcu)
 {
 	return srcu_read_lock(&tt_srcu);
 }
 
 static void tt_srcu_readunlock(int idx)
+	__releases(&tt_srcu)
 {
 	srcu_read_unlock(&tt_srcu, idx);
 }

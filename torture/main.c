@@ -92,30 +92,16 @@ unsigned long tt_gp_start;
 /* The element pool.  Static, so a late reader never touches freed memory. */
 #define TT_NELEMS	(10 * TT_PIPE_LEN)
 
-struct tt_elem {
-	struct rcu_head rh;		/* for the call-based pipeline */
-	struct list_head node;		/* freelist or writer's removed list */
-	int pipe;			/* grace periods since removal (+1) */
-	int mbtest;			/* 1 while allocated, 0 once freed */
-	unsigned long ver;		/* version it was published as */
-	unsigned long cb_gp;		/* tt_cb_snap() when last posted */
-};
-
 static struct tt_elem tt_pool[TT_NELEMS];
 static LIST_HEAD(tt_freelist);
 static DEFINE_SPINLOCK(tt_freelist_lock);	/* also taken from callbacks */
-static struct tt_elem __rcu *tt_current;
+struct tt_elem __rcu *tt_current;
 static unsigned long tt_version;
 static LIST_HEAD(tt_removed);			/* writer only: sync-based pipeline */
 static atomic_t tt_nalloc, tt_nalloc_fail, tt_nfree;
 static atomic_t tt_cbs_inflight;		/* writer's pipeline callbacks */
 static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
-static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
-static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
-static atomic_long_t tt_ntimers;
 static atomic_t tt_early_cbs;			/* callbacks run before their GP end */
-static atomic_t tt_gp_under_reader;		/* polled GP ended inside a reader */
-static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 
 /* kthreads, stopped in creation order */
 #define TT_MAX_THREADS	512
@@ -125,15 +111,6 @@ static struct task_struct *tt_shutdown_task;
 static bool tt_ending;			/* end of test in progress */
 static bool tt_ended;			/* end line printed */
 static DEFINE_MUTEX(tt_end_mutex);
-
-struct tt_reader {
-	struct timer_list timer;	/* irqreader: timer-context reads */
-	bool pausing;			/* kthread sleeping: timer re-arms itself */
-	struct rnd_state rnd;		/* the kthread's */
-	struct rnd_state trnd;		/* the timer's */
-};
-
-static struct tt_reader *tt_readers;
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -228,7 +205,7 @@ static void tt_stop_threads(void)
 	tt_nthreads = 0;
 }
 
-static void tt_rnd_init(struct rnd_state *rnd)
+void tt_rnd_init(struct rnd_state *rnd)
 {
 	prandom_seed_state(rnd, get_random_u64());
 }
@@ -424,185 +401,10 @@ static int tt_fakewriter(void *arg)
 	return 0;
 }
 
-/* ---- readers ----------------------------------------------------------- */
-
-/*
- * Delay inside a read-side critical section: mostly nothing, sometimes
- * 200 us (so grace periods must wait for readers), rarely 100 ms (so the
- * engine must force quiescent states around a long reader).  Readers of
- * non-sleepable flavours spin; SRCU readers sleep for the long delay.
- */
-static void tt_read_delay(struct rnd_state *rnd, int ctx)
-{
-	u32 r = prandom_u32_state(rnd);
-
-	if (ctx == TT_CTX_NMI) {
-		/*
-		 * Long enough that a grace period could end under it, short
-		 * enough not to upset the NMI-duration check much.
-		 */
-		udelay(50 + r % 450);
-		if (!(r & 0xf0000))
-			mdelay(2);
-		/*
-		 * Rarely (1 in 32) outlast whole grace periods, so an engine
-		 * that ends one under an NMI reader on an idle CPU is seen by
-		 * the polled-GP check in tt_read_one() ("NMI handler took too
-		 * long" INFO lines are expected).
-		 */
-		if (!(r & 0x1f00000))
-			mdelay(100 + r % 100);
-		return;
-	}
-	if (ctx == TT_CTX_TIMER_IDLE) {
-		/*
-		 * An interrupt on a dynticks-idle CPU: the engine must notice
-		 * it or let a grace period end under us.  Outlast a few
-		 * force_quiescent_state() scans and a grace period or two.
-		 * The timer then re-arms 40 ms later, or the CPU would
-		 * never leave its timer softirq.
-		 */
-		mdelay(100 + r % 150);
-		return;
-	}
-	if (ctx == TT_CTX_TIMER && !(r & 0xf00)) {
-		/*
-		 * A timer reader on a dynticks-idle CPU is the case where
-		 * the engine must notice the interrupt: give it a window.
-		 */
-		udelay(500 + r % 1500);
-		return;
-	}
-	if (ctx == TT_CTX_THREAD && !(r % (tt_nreaders * 20000))) {
-		if (tt_ops->sleepable_readers)
-			schedule_timeout_uninterruptible(msecs_to_jiffies(100));
-		else
-			mdelay(100);
-	} else if (!(r % (tt_nreaders * 400))) {
-		udelay(200);
-	} else if (!(r & 0x7)) {
-		udelay((r >> 8) & 0xf);
-	}
-}
-
-/*
- * One read-side critical section: find the current element, dawdle, and
- * record how far it aged meanwhile (Reader Pipe) and how many grace
- * periods completed meanwhile (Reader Batch).  Callable from kthreads,
- * timers and NMIs (per-CPU counters are single-instruction increments).
- */
-void tt_read_one(struct rnd_state *rnd, int ctx)
-{
-	unsigned long started, completed, ver, cookie = 0;
-	struct tt_elem *p;
-	int idx, pipe;
-
-	idx = tt_ops->readlock();
-	/*
-	 * Exact check where the flavour has polled GPs: the GP this cookie
-	 * names starts after our read lock, so it cannot end before our
-	 * unlock.  The pipe check below needs a removal and a whole GP
-	 * inside the section; this one needs only a GP, so it catches
-	 * engines that end GPs under short readers (an NMI on an idle CPU).
-	 */
-	if (tt_ops->get_state)
-		cookie = tt_ops->get_state();
-	started = tt_ops->get_gp_count();
-	p = rcu_dereference_raw(tt_current);
-	if (!p) {
-		tt_ops->readunlock(idx);
-		return;
-	}
-	ver = READ_ONCE(p->ver);
-	if (!READ_ONCE(p->mbtest))
-		atomic_inc(&tt_mberror);
-	tt_read_delay(rnd, ctx);
-	/* Recycled or freed while we held it: a grace period ended early. */
-	if (!READ_ONCE(p->mbtest) || READ_ONCE(p->ver) != ver)
-		atomic_inc(&tt_mberror);
-	if (tt_ops->get_state && tt_ops->poll_state(cookie))
-		atomic_inc(&tt_gp_under_reader);
-	pipe = min(READ_ONCE(p->pipe), TT_PIPE_LEN);
-	completed = tt_ops->get_gp_count() - started;
-	if (completed > TT_PIPE_LEN)
-		completed = TT_PIPE_LEN;
-	this_cpu_inc(tt_pipe_count[pipe]);
-	this_cpu_inc(tt_batch_count[completed]);
-	tt_ops->readunlock(idx);
-}
-
-static void tt_reader_timer(struct timer_list *t)
-{
-	struct tt_reader *r = from_timer(r, t, timer);
-	int ctx = TT_CTX_TIMER;
-
-	if (is_idle_task(current)) {
-		atomic_long_inc(&tt_ntimers_idle);
-		if (READ_ONCE(r->pausing))
-			ctx = TT_CTX_TIMER_IDLE;
-	}
-	tt_read_one(&r->trnd, ctx);
-	atomic_long_inc(&tt_ntimers);
-	/*
-	 * While the reader kthread pauses, its CPU may be dynticks-idle:
-	 * keep reading from interrupts there (the timer is pinned).
-	 */
-	if (READ_ONCE(r->pausing))
-		mod_timer(&r->timer, jiffies + (ctx == TT_CTX_TIMER_IDLE ? HZ / 25 :
-				     1 + prandom_u32_state(&r->trnd) % 3));
-}
-
-/*
- * Without hotplug, readers are bound one per CPU, skipping CPU 0 where
- * possible: a pausing reader then really leaves its CPU idle, so timer
- * and NMI readers get to interrupt dynticks-idle CPUs.  With hotplug they
- * float (a bound kthread would lose its CPU).
- */
-static int tt_reader_cpu(int i)
-{
-	int n = num_online_cpus(), cpu, k;
-
-	if (onoff_interval || n < 2)
-		return -1;
-	k = 1 + i % (n - 1);
-	for_each_online_cpu(cpu)
-		if (!k--)
-			return cpu;
-	return -1;
-}
-
-static int tt_reader(void *arg)
-{
-	struct tt_reader *r = arg;
-	unsigned long next_pause = jiffies + HZ;
-
-	while (!tt_should_stop()) {
-		if (irqreader && !timer_pending(&r->timer))
-			mod_timer(&r->timer, jiffies + 1);
-		tt_read_one(&r->rnd, TT_CTX_THREAD);
-		/*
-		 * test_no_idle_hz: pause for several ticks about once a
-		 * second, so CPUs can enter dynticks-idle with readers around.
-		 */
-		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
-			WRITE_ONCE(r->pausing, true);
-			tt_sleep(10 + prandom_u32_state(&r->rnd) % 40);
-			WRITE_ONCE(r->pausing, false);
-			next_pause = jiffies + HZ / 2 + prandom_u32_state(&r->rnd) % HZ;
-		}
-		tt_stutter_wait();
-		cond_resched();
-	}
-	/* pausing is false: after this no callback re-arms the timer. */
-	del_timer_sync(&r->timer);
-	del_timer_sync(&r->timer);
-	return 0;
-}
-
 /* ---- statistics -------------------------------------------------------- */
 
-static void tt_hist_line(char *buf, size_t len, const char *what,
-			 long *h, bool bad)
+void tt_hist_line(char *buf, size_t len, const char *what, long *h,
+		  bool bad)
 {
 	size_t off;
 	int i;
@@ -615,28 +417,20 @@ static void tt_hist_line(char *buf, size_t len, const char *what,
 
 static void tt_stats_print(void)
 {
-	long pipe[TT_PIPE_LEN + 1] = { 0 }, batch[TT_PIPE_LEN + 1] = { 0 };
-	bool bad = false;
+	bool bad;
 	char *buf;
-	int cpu, i;
+	long wc[TT_PIPE_LEN + 1];
+	int i;
 
 	buf = kmalloc(512, GFP_KERNEL);
 	if (!buf)
 		return;
-	for_each_possible_cpu(cpu) {
-		for (i = 0; i <= TT_PIPE_LEN; i++) {
-			pipe[i] += READ_ONCE(per_cpu(tt_pipe_count, cpu)[i]);
-			batch[i] += READ_ONCE(per_cpu(tt_batch_count, cpu)[i]);
-		}
-	}
-	for (i = 2; i <= TT_PIPE_LEN; i++)
-		if (pipe[i])
-			bad = true;
+	bad = tt_readers_pipe_bad();
 	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld gps: %lu\n",
 	       READ_ONCE(tt_version), list_empty(&tt_freelist),
 	       atomic_read(&tt_nalloc), atomic_read(&tt_nalloc_fail),
 	       atomic_read(&tt_nfree), atomic_read(&tt_mberror),
-	       READ_ONCE(tt_barrier_errors), atomic_long_read(&tt_ntimers),
+	       READ_ONCE(tt_barrier_errors), tt_readers_ntimers(),
 	       READ_ONCE(tt_barrier_successes), READ_ONCE(tt_barrier_attempts),
 	       READ_ONCE(tt_barrier_errors),
 	       READ_ONCE(tt_online_successes), READ_ONCE(tt_online_attempts),
@@ -647,19 +441,10 @@ static void tt_stats_print(void)
 	if (atomic_read(&tt_early_cbs))
 		tt_fail("%d callbacks invoked before their grace period ended\n",
 			atomic_read(&tt_early_cbs));
-	if (atomic_read(&tt_gp_under_reader))
-		tt_fail("%d grace periods began and ended inside a reader\n",
-			atomic_read(&tt_gp_under_reader));
-	tt_hist_line(buf, 512, "Reader Pipe", pipe,
-		     bad || atomic_read(&tt_mberror));
-	tt_hist_line(buf, 512, "Reader Batch", batch, false);
+	tt_readers_stats(buf, 512, bad || atomic_read(&tt_mberror));
 	for (i = 0; i <= TT_PIPE_LEN; i++)
-		pipe[i] = atomic_read(&tt_wcount[i]);
-	tt_hist_line(buf, 512, "Free-Block Circulation", pipe, false);
-	if (irqreader)
-		tt_out("irqreader: timer reads %ld, on an idle CPU %ld\n",
-		       atomic_long_read(&tt_ntimers),
-		       atomic_long_read(&tt_ntimers_idle));
+		wc[i] = atomic_read(&tt_wcount[i]);
+	tt_hist_line(buf, 512, "Free-Block Circulation", wc, false);
 	if (tt_ops->get_state)
 		tt_out("polled: cond_sync %lu poll %lu\n",
 		       READ_ONCE(tt_n_cond_sync), READ_ONCE(tt_n_poll));
@@ -825,8 +610,7 @@ static void tt_cleanup(void)
 		if (tt_ops->cleanup)
 			tt_ops->cleanup();
 	}
-	kfree(tt_readers);
-	tt_readers = NULL;
+	tt_readers_free();
 }
 
 static int __init trcutorture_init(void)
@@ -852,25 +636,16 @@ static int __init trcutorture_init(void)
 	if (tt_ops->selftest)
 		tt_out("deliberately broken flavour: this test must FAIL\n");
 
-	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
-	if (!tt_readers) {
-		err = -ENOMEM;
+	err = tt_readers_alloc();
+	if (err)
 		goto fail;
-	}
 	err = tt_spawn(tt_writer, NULL, "tt_writer", -1);
 	for (i = 0; !err && i < nfakewriters; i++) {
 		snprintf(name, sizeof(name), "tt_fakewriter/%d", i);
 		err = tt_spawn(tt_fakewriter, NULL, name, -1);
 	}
-	for (i = 0; !err && i < tt_nreaders; i++) {
-		struct tt_reader *r = &tt_readers[i];
-
-		tt_rnd_init(&r->rnd);
-		tt_rnd_init(&r->trnd);
-		timer_setup(&r->timer, tt_reader_timer, TIMER_PINNED);
-		snprintf(name, sizeof(name), "tt_reader/%d", i);
-		err = tt_spawn(tt_reader, r, name, tt_reader_cpu(i));
-	}
+	if (!err)
+		err = tt_readers_start();
 	if (!err && stat_interval)
 		err = tt_spawn(tt_stats, NULL, "tt_stats", -1);
 	if (!err)

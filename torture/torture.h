@@ -2,7 +2,8 @@
 /*
  * trcutorture: internal declarations shared by the torture module's files.
  *
- * main.c     parameters, element pool, writer, readers, statistics, init/exit
+ * main.c     parameters, element pool, writer, statistics, init/exit
+ * readers.c  reader kthreads and timers, what readers saw (histograms)
  * flavors.c  one ops table per RCU flavour under test
  * stress.c   the optional stressors: barrier test, forward progress, CPU
  *            hotplug, stutter, stall injection, NMI readers
@@ -72,6 +73,17 @@ extern int nfakewriters, irqreader, nmireader, n_barrier_cbs, fwd_progress;
 extern int onoff_interval, onoff_holdoff, test_no_idle_hz, stutter;
 extern int stall_cpu, stall_cpu_holdoff, duration;
 
+/* The element pool (main.c); readers find the current one. */
+struct tt_elem {
+	struct rcu_head rh;		/* for the call-based pipeline */
+	struct list_head node;		/* freelist or writer's removed list */
+	int pipe;			/* grace periods since removal (+1) */
+	int mbtest;			/* 1 while allocated, 0 once freed */
+	unsigned long ver;		/* version it was published as */
+	unsigned long cb_gp;		/* tt_cb_snap() when last posted */
+};
+extern struct tt_elem __rcu *tt_current;
+
 /* State and statistics shared between the files. */
 extern const struct trcu_torture_ops *tt_ops;
 extern int tt_nreaders;			/* readers actually started */
@@ -98,7 +110,9 @@ bool tt_should_stop(void);
 void tt_sleep(unsigned long jiffies_to_sleep);
 void tt_stutter_wait(void);
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu);
-void tt_read_one(struct rnd_state *rnd, int ctx);
+void tt_rnd_init(struct rnd_state *rnd);
+void tt_hist_line(char *buf, size_t len, const char *what, long *h,
+		  bool bad);
 unsigned long tt_gps(void);
 unsigned long tt_cb_snap(void);
 void tt_cb_check(unsigned long snap);
@@ -108,6 +122,15 @@ void tt_cb_check(unsigned long snap);
 #define TT_CTX_TIMER	1
 #define TT_CTX_NMI	2
 #define TT_CTX_TIMER_IDLE 3	/* timer on an idle CPU, long read allowed */
+
+/* readers.c */
+void tt_read_one(struct rnd_state *rnd, int ctx);
+int tt_readers_alloc(void);
+int tt_readers_start(void);
+void tt_readers_free(void);
+long tt_readers_ntimers(void);
+bool tt_readers_pipe_bad(void);
+void tt_readers_stats(char *buf, size_t len, bool bad);
 
 /* stress.c */
 int tt_stress_start(void);
