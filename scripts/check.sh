@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check`: host unit tests, checkpatch, the W=1 module build, every
+# `make check`: host unit tests, checkpatch, sparse, the W=1 module build, every
 # scenario in guest/check-list and every mutant in guest/mutants.
 #   scripts/check.sh               everything
 #   scripts/check.sh --mutants     only the mutants (`make mutants`)
@@ -52,7 +52,7 @@ fi
 mapfile -t MUTS < <(list guest/mutants)
 total=$(( ${#UNIT[@]} + ${#SCENS[@]} + ${#MUTS[@]} + ${#DSCENS[@]} ))
 [ "${#DSCENS[@]}" -gt 0 ] && total=$((total + 1))   # debug kernel + modules
-[ "$ONLY_MUTANTS" -eq 0 ] && total=$((total + 2))   # checkpatch, W=1 build
+[ "$ONLY_MUTANTS" -eq 0 ] && total=$((total + 3))   # checkpatch, sparse, W=1 build
 
 n=0
 pass=0
@@ -107,6 +107,19 @@ if [ "$ONLY_MUTANTS" -eq 0 ]; then
 	else
 		grep -E 'ERROR' "$log" | head -n 10
 		result checkpatch FAIL "$(grep -c 'ERROR' "$log") ERROR lines, see $log"
+	fi
+
+	# --- sparse (make C=2: every source, built or not) --------------------
+	n=$((n + 1))
+	log=$R/logs/sparse.log
+	make -C "$TOP" C=2 >"$log" 2>&1
+	brc=$?
+	warns=$(grep -ciE 'warning:|error:' "$log")
+	if [ "$brc" -eq 0 ] && [ "$warns" -eq 0 ]; then
+		result sparse PASS "$(grep -c ' CHECK ' "$log") files, no warnings"
+	else
+		grep -iE 'warning:|error:' "$log" | head -n 10
+		result sparse FAIL "exit $brc, $warns warnings, see $log"
 	fi
 
 	# --- W=1 build (its modules are the ones the scenarios run) ----------
