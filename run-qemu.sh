@@ -245,6 +245,7 @@ run_one() {
 	local dir=$RESULTS/$name
 	local SMP=1 MAXCPUS='' BOOT_ARGS='' TRCU_ARGS='' TORTURE_ARGS='' DURATION=30
 	local EXPECT_STALL=0 NO_TRCU=0 GUEST_CMD='' GUEST_POST_CMD='' SCRIPT=''
+	local CYCLES=''
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	# shellcheck disable=SC1090  # scenario files are data in shell syntax
@@ -265,6 +266,7 @@ run_one() {
 		echo "GUEST_POST_CMD=$(shq "$GUEST_POST_CMD")"
 		echo "SCRIPT=$(shq "$SCRIPT")"
 		echo "SMP=$(shq "$SMP")"
+		echo "CYCLES=$(shq "$CYCLES")"
 	} >"$dir/scenario.env"
 	if [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then
 		echo "VERDICT $name: FAIL: harness: no guest/tests/$SCRIPT.sh" | tee "$dir/verdict.txt"

@@ -132,12 +132,18 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 /* Free what trcu_tree_init() allocated; every tasklet is already dead. */
 void trcu_tree_free(struct trcu_state *rsp)
 {
-	/* MUTANT unload_leak: every unload leaks the per-CPU trcu_data. */
+	/*
+	 * MUTANT unload_leak: every unload leaks the per-CPU trcu_data
+	 * (stock LOADUNLOAD: Percpu).  MUTANT node_leak: the node array
+	 * (debug kernel, LOADUNLOAD-KMEMLEAK: kmemleak).
+	 */
 #ifndef TRCU_MUTANT_UNLOAD_LEAK
 	free_percpu(rsp->rda);
 #endif
-	rsp->rda = NULL;
+#ifndef TRCU_MUTANT_NODE_LEAK
 	kfree(rsp->node);
+#endif
+	rsp->rda = NULL;
 	rsp->node = NULL;
 }
 

@@ -10,9 +10,11 @@
 #   line -> rmmod trcu.
 # Every torture must end in SUCCESS, every rmmod must work, nothing may be
 # left loaded.  Leaks: /proc/meminfo (SUnreclaim, Percpu, KernelStack,
-# VmallocUsed) after a warm-up cycle and after the last one must differ by
-# less than the tolerance below; the slab caches that grew most are
-# reported either way.
+# VmallocUsed) after the warm-up cycles and after the last one must differ
+# by less than the tolerance below; the slab caches that grew most are
+# reported (information).  On the debug kernel kmemleak scans after the
+# last cycle (guest/init) and names any leaked object (CYCLES=10 there:
+# scenario LOADUNLOAD-KMEMLEAK).
 . /tests/lib.sh
 
 M=/lib/modules
@@ -197,17 +199,25 @@ top2=$(grep '^grow' /tmp/delta2 | head -n 3 | awk '{ printf "%s+%d ", $2, $3 }')
 # Tasks < one per CPU (kworkers come and go).
 leak=
 SUMMARY=
+# On the debug kernel SUnreclaim and KernelStack are information:
+# debugobjects refills its pool as it likes (SUnreclaim +2.4 MB in 13
+# cycles, all of it debug_objects_cache) and KASAN stacks are larger.
+# kmemleak, which guest/init runs after this script, names each leaked
+# slab object there instead; it does not report per-CPU areas, so Percpu
+# stays a rule on both kernels.
+KMEMLEAK=0
+[ -e /sys/kernel/debug/kmemleak ] && KMEMLEAK=1
 check_growth() {
 	local d
 	d=$(awk -v k="meminfo $1" '$1 " " $2 == k { print $3 }' /tmp/delta)
 	d=${d:-0}
-	if [ "$d" -ge "$2" ]; then
+	if [ "$d" -ge "$2" ] && { [ "$KMEMLEAK" -eq 0 ] || [ "$3" != info-on-debug ]; }; then
 		leak="$leak $1+$d(limit $2)"
 	fi
 	SUMMARY="$SUMMARY $1 +$d"
 }
-check_growth SUnreclaim 1024
-check_growth KernelStack 160
+check_growth SUnreclaim 1024 info-on-debug
+check_growth KernelStack 160 info-on-debug
 check_growth Percpu 64
 check_growth VmallocUsed 1024
 check_growth Tasks "$cpus"
@@ -227,16 +237,23 @@ worst=$(grep '^grow' /tmp/delta1 | grep -v -E "$excl" | awk -v h="$h1" '$3 >= h 
 	while read -r c; do
 		grep "^grow $c " /tmp/delta2 | awk -v h="$h2" '$3 >= h { print $2 "+" $3 }'
 	done | head -n 3)
+# Information only since 2026-12-03: in a clean-clone make check this rule
+# failed on kmalloc-16 +28/+28 objects (limit 25/25) while another run of
+# the same code saw kmalloc-16 swing by 153 objects in one half.  Kernel
+# caches move by more than a one-object-per-cycle leak, so the exact leak
+# check is kmemleak on the debug kernel (scenario LOADUNLOAD-KMEMLEAK); the
+# meminfo totals above stay rules (the unload_leak mutant trips Percpu).
+both=
 if [ -n "$worst" ]; then
-	leak="$leak slab-in-both-halves:$(echo $worst)(limit $h1/$h2)"
+	both="; slab caches up in both halves (info): $(echo $worst)"
 fi
 left=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -e '^tt_' -e '^trcu')
 if [ "$left" -ne 0 ]; then
 	leak="$leak $left-trcu/tt-kthreads-left"
 fi
 if [ -z "$leak" ]; then
-	pass lu-leak "growth after $CYCLES cycles (kB; Tasks):$SUMMARY; top slab growth (objects): ${top:-none}; second half: ${top2:-none}"
+	pass lu-leak "growth after $CYCLES cycles (kB; Tasks):$SUMMARY; top slab growth (objects): ${top:-none}; second half: ${top2:-none}$both"
 else
-	fail lu-leak "grew:$leak;$SUMMARY; top slab growth (objects): ${top:-none}; second half: ${top2:-none}"
+	fail lu-leak "grew:$leak;$SUMMARY; top slab growth (objects): ${top:-none}; second half: ${top2:-none}$both"
 fi
 exit "$FAILED"
