@@ -97,7 +97,8 @@ static notrace void trcu_stall_hierarchy(struct trcu_state *rsp, long gpnum)
 
 	pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies): no CPU owes a QS, root qsmask %#lx (%s)\n",
 	       rsp->name, gpnum, jiffies - rsp->gp_start, root,
-	       root ? "a report on its way up" : "GP kthread has not ended it");
+	       root ? "a report on its way up, or lost" :
+		      "GP kthread has not ended it");
 	if (t)
 		pr_err("INFO: %s GP kthread last woke %lu jiffies ago, state %#x, CPU %d\n",
 		       rsp->name, jiffies - READ_ONCE(rsp->gp_activity),
