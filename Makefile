@@ -12,7 +12,7 @@
 #   make deps-6.12      install Debian 12's newest 6.12 kernel image + headers
 #   make check-6.12     build against 6.12 and run the TREE scenarios on it
 #                       (optional: `make check` needs only the 6.1 packages)
-#   make soak           every scenario for SOAK_DURATION s (1800) each, in turn
+#   make soak           every torture scenario for SOAK_DURATION s (1800), 2 at a time
 #   make debug-kernel   build the lockdep/KASAN/kmemleak guest kernel (cached in
 #                       ~/.cache/trcu/debug/, see scripts/debug-kernel.sh)
 #   make debug-modules  build the modules for it in build/debug/
@@ -61,7 +61,8 @@ KVER_612 ?= $(shell ls -d /lib/modules/6.12.*-amd64/build 2>/dev/null | \
 CHECK_612_SCENARIOS ?= TREE01,TREE02,TREE03,TREE04,TREE05,TREE06,TREE07,TREE08,TREE09,TREE10,TREE11,TREE12,TREE13,TREE14,TREE15
 CHECK_612_DURATION ?= 30
 SOAK_DURATION ?= 1800
-SOAK_SCENARIOS ?= all
+SOAK_SCENARIOS ?=
+SOAK_JOBS ?= 2
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
 .PHONY: bench bench-smoke
@@ -135,11 +136,12 @@ check-6.12:
 	KVER='$(KVER_612)' '$(TOP)/run-qemu.sh' --no-deps --quiet \
 		--scenario '$(CHECK_612_SCENARIOS)' --duration $(CHECK_612_DURATION)
 
-# Long runs, not part of `make check`: every scenario, one after another,
-# each for SOAK_DURATION seconds (script scenarios ignore it except for the
-# watchdog).  Results in results/<timestamp>/.
+# Long runs, not part of `make check`: every torture scenario (or
+# SOAK_SCENARIOS=A,B) for SOAK_DURATION seconds, SOAK_JOBS guests at a time
+# (scripts/soak.sh).  Results in results/soak-<timestamp>/.
 soak:
-	'$(TOP)/run-qemu.sh' --no-deps --quiet --scenario '$(SOAK_SCENARIOS)' --duration $(SOAK_DURATION)
+	SOAK_DURATION='$(SOAK_DURATION)' SOAK_SCENARIOS='$(SOAK_SCENARIOS)' SOAK_JOBS='$(SOAK_JOBS)' \
+		'$(TOP)/scripts/soak.sh'
 
 bench:
 	@'$(TOP)/scripts/bench.sh'
