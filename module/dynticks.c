@@ -252,10 +252,21 @@ notrace void trcu_nmi_enter(void)
 }
 NOKPROBE_SYMBOL(trcu_nmi_enter);
 
-/* Fully ordered read of a counter (pairs with the atomics above). */
-static int trcu_dynticks_read(atomic_t *v)
+/*
+ * Sample @cpu for crediting a QS: its ->dynticks, read fully ordered
+ * (pairs with the counter updates above), and in *@nmi whether an NMI
+ * runs there, read after it and ordered before whatever the caller does
+ * with a QS (see the top of this file).  Even and no NMI: idle now.
+ * Callers: force_quiescent_state() and the expedited scan.
+ */
+int trcu_dynticks_sample(int cpu, bool *nmi)
 {
-	return atomic_add_return(0, v);
+	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+	int d = atomic_add_return(0, &rdtp->dynticks);
+
+	*nmi = trcu_dynticks_in_nmi(cpu);
+	smp_mb(); /* The NMI check before the QS it allows. */
+	return d;
 }
 
 /*
@@ -293,7 +304,6 @@ static void trcu_nudge_cpu(void *info)
 static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 			       bool snapshot)
 {
-	struct trcu_dynticks *rdtp = rdp->dynticks;
 	bool nmi;
 	int d;
 
@@ -322,9 +332,7 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	 * runs there.  Changed since phase 1: the CPU went idle or left it
 	 * since, ending any reader (NMI ones too) it had at the snapshot.
 	 */
-	d = trcu_dynticks_read(&rdtp->dynticks);
-	nmi = trcu_dynticks_in_nmi(rdp->cpu);
-	smp_mb(); /* The NMI check before the QS it allows. */
+	d = trcu_dynticks_sample(rdp->cpu, &nmi);
 	if (snapshot) {
 		rdp->dynticks_snap = d;
 		if (!(d & 1) && !nmi)

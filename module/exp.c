@@ -128,23 +128,14 @@ notrace void trcu_exp_report_qs(int flavor)
 }
 NOKPROBE_SYMBOL(trcu_exp_report_qs);
 
-/*
- * Is @cpu dynticks-idle right now?  Fully ordered reads (pairing with the
- * fully ordered counter updates in dynticks.c): if it is, its earlier
- * readers are ordered before this and its later ones after.
- */
+/* Is @cpu dynticks-idle right now (and so in no reader)?  dynticks.c. */
 static bool trcu_exp_cpu_idle(int cpu)
 {
-	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+	bool nmi;
 
 	if (!trcu_dynticks_enabled)
 		return false;
-	if (atomic_add_return(0, &rdtp->dynticks) & 1)
-		return false;
-	if (trcu_dynticks_in_nmi(cpu))
-		return false;
-	smp_mb(); /* The NMI check before the QS it allows (dynticks.c). */
-	return true;
+	return !(trcu_dynticks_sample(cpu, &nmi) & 1) && !nmi;
 }
 
 /*

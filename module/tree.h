@@ -346,6 +346,7 @@ void trcu_dynticks_free(void);
 void trcu_dynticks_cpu_init(int cpu);
 bool trcu_dynticks_cpu_idle(int cpu);
 bool trcu_dynticks_in_nmi(int cpu);
+int trcu_dynticks_sample(int cpu, bool *nmi);
 int trcu_dynticks_nmi_trace(int cpu);
 void trcu_nmi_enter(void);
 int trcu_dynticks_snap(int cpu);
