@@ -13,7 +13,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
 main() {
 local dur=${SOAK_DURATION:-1800} jobs=${SOAK_JOBS:-2} list=${SOAK_SCENARIOS:-}
-local R scen=() s f pids=() p running pass=0 fail=0 v
+local R scen=() s f pids=() p running pass fail v
 
 case "$dur$jobs" in *[!0-9]*|'') echo "soak: SOAK_DURATION and SOAK_JOBS must be numbers" >&2; exit 1;; esac
 if [ -n "$list" ]; then
@@ -47,8 +47,8 @@ printf '%-16s %-7s %s\n' scenario verdict "verdict line"
 for s in "${scen[@]}"; do
 	v=$(head -n 1 "$R/$s.run/$s/verdict.txt" 2>/dev/null)
 	case "$v" in
-	*": PASS"*) pass=$((pass + 1)); printf '%-16s %-7s %s\n' "$s" PASS "$v" ;;
-	*) fail=$((fail + 1)); printf '%-16s %-7s %s\n' "$s" FAIL "${v:-no verdict, see $R/$s.log}" ;;
+	*": PASS"*) printf '%-16s %-7s %s\n' "$s" PASS "$v" ;;
+	*) printf '%-16s %-7s %s\n' "$s" FAIL "${v:-no verdict, see $R/$s.log}" ;;
 	esac
 done | tee "$R/summary.txt"
 pass=$(grep -c ' PASS ' "$R/summary.txt")

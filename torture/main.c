@@ -25,7 +25,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
-#include <linux/timer.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/random.h>
@@ -636,9 +635,6 @@ static int __init trcutorture_init(void)
 	if (tt_ops->selftest)
 		tt_out("deliberately broken flavour: this test must FAIL\n");
 
-	err = tt_readers_alloc();
-	if (err)
-		goto fail;
 	err = tt_spawn(tt_writer, NULL, "tt_writer", -1);
 	for (i = 0; !err && i < nfakewriters; i++) {
 		snprintf(name, sizeof(name), "tt_fakewriter/%d", i);

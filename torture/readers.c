@@ -209,19 +209,18 @@ static int tt_reader(void *arg)
 	return 0;
 }
 
-/* Allocate the reader state (before any reader can run).  Init. */
-int tt_readers_alloc(void)
-{
-	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
-	return tt_readers ? 0 : -ENOMEM;
-}
-
-/* Start the reader kthreads (their timers are armed by the kthreads). */
+/*
+ * Start the reader kthreads (their timers are armed by the kthreads).
+ * On error the caller stops what did start, then tt_readers_free().
+ */
 int tt_readers_start(void)
 {
 	char name[32];
 	int err = 0, i;
 
+	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
+	if (!tt_readers)
+		return -ENOMEM;
 	for (i = 0; !err && i < tt_nreaders; i++) {
 		struct tt_reader *r = &tt_readers[i];
 

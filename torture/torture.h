@@ -125,7 +125,6 @@ void tt_cb_check(unsigned long snap);
 
 /* readers.c */
 void tt_read_one(struct rnd_state *rnd, int ctx);
-int tt_readers_alloc(void);
 int tt_readers_start(void);
 void tt_readers_free(void);
 long tt_readers_ntimers(void);
