@@ -367,23 +367,17 @@ def main():
             wr_.writerow({k: r.get(k, '') for k in keys})
 
     # bench.png: synchronize median vs vCPUs, and the GP medians at 8.
+    # A partial run (--scenarios without BENCH-8, say) has no numbers for
+    # one panel, and gnuplot fails on a plot whose points are all NaN:
+    # draw only the panels that have data.
+    panels = []
     dat = os.path.join(res, 'bench-scale.dat')
     with open(dat, 'w') as f:
         for c in cpus:
             f.write(f'{c} {sc[c].get("trcu") or "NaN"} '
                     f'{sc[c].get("rcu") or "NaN"}\n')
-    dat2 = os.path.join(res, 'bench-gp.dat')
-    with open(dat2, 'w') as f:
-        for fl in ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'rcu_exp'):
-            vi = one(pick(main8, test='gp', tag='idle'), 'med_us', flavor=fl)
-            vb = one(pick(main8, test='gp', tag='busy'), 'med_us', flavor=fl)
-            f.write(f'{fl} {vi if vi is not None else "NaN"} '
-                    f'{vb if vb is not None else "NaN"}\n')
-    png = os.path.join(res, 'bench.png')
-    gp = f'''
-set terminal png size 1100,450 noenhanced
-set output '{png}'
-set multiplot layout 1,2 title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
+    if any(sc[c].get('trcu') or sc[c].get('rcu') for c in cpus):
+        panels.append(f'''
 set title 'synchronize median vs vCPUs (idle)'
 set xlabel 'vCPUs'
 set ylabel 'us'
@@ -392,6 +386,18 @@ set key top left
 plot '{dat}' using 1:2 with linespoints title 'trcu', \\
      '{dat}' using 1:3 with linespoints title 'rcu'
 unset logscale y
+''')
+    dat2 = os.path.join(res, 'bench-gp.dat')
+    gp_seen = False
+    with open(dat2, 'w') as f:
+        for fl in ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'rcu_exp'):
+            vi = one(pick(main8, test='gp', tag='idle'), 'med_us', flavor=fl)
+            vb = one(pick(main8, test='gp', tag='busy'), 'med_us', flavor=fl)
+            gp_seen = gp_seen or vi is not None or vb is not None
+            f.write(f'{fl} {vi if vi is not None else "NaN"} '
+                    f'{vb if vb is not None else "NaN"}\n')
+    if gp_seen:
+        panels.append(f'''
 set title 'synchronize median per flavour'
 set xlabel ''
 set ylabel 'us'
@@ -400,13 +406,26 @@ set style data histograms
 set style fill solid 0.6
 set key top right
 plot '{dat2}' using 2:xtic(1) title 'idle', '' using 3 title 'busy'
-unset multiplot
-'''
+unset logscale y
+''')
+    if not panels:
+        print('bench-report: no latency numbers, bench.png not drawn',
+              file=sys.stderr)
+        return 0
+    png = os.path.join(res, 'bench.png')
+    gp = f'''
+set terminal png size {550 * len(panels)},450 noenhanced
+set output '{png}'
+set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
+''' + ''.join(panels) + 'unset multiplot\n'
     try:
         subprocess.run(['gnuplot'], input=gp, text=True, check=True,
                        capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as e:
+    except OSError as e:
         print(f'bench-report: gnuplot failed: {e}', file=sys.stderr)
+    except subprocess.CalledProcessError as e:
+        print(f'bench-report: gnuplot failed: {e.stderr.strip()}',
+              file=sys.stderr)
     return 0
 
 
