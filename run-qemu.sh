@@ -318,7 +318,7 @@ run_one() {
 	local start=$SECONDS
 	"${cmd[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
 	QEMU_PID=$!
-	local killed='' elapsed next=10 booted=''
+	local killed='' elapsed next=10 booted='' failed_at='' fail_grace=0
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
 		sleep 1
 		elapsed=$((SECONDS - start))
@@ -326,6 +326,27 @@ run_one() {
 			booted=$elapsed
 			[ "$QUIET" -eq 0 ] && echo "  $name: reached /init after ${booted}s (wall)"
 			echo "$booted" >"$dir/boot-seconds"
+		fi
+		# A torture that already failed does not get the whole watchdog:
+		# a broken trcu (the mutants) often cannot finish its callbacks,
+		# so the torture's end or the unload hangs.  After the first
+		# "!!!" line it gets the duration + 60 s, after its FAILURE end
+		# line 60 s (time for a hung-task report).  Not for script
+		# scenarios: they provoke failures on purpose.
+		if [ -z "$SCRIPT" ] && [ "$fail_grace" -ne 60 ]; then
+			if grep -q 'End of test: FAILURE' "$console" 2>/dev/null; then
+				failed_at=$elapsed
+				fail_grace=60
+			elif [ -z "$failed_at" ] && grep -q '!!!' "$console" 2>/dev/null; then
+				failed_at=$elapsed
+				fail_grace=$((DURATION + 60))
+			fi
+		fi
+		if [ -n "$failed_at" ] && [ $((elapsed - failed_at)) -ge "$fail_grace" ]; then
+			killed="guest killed after ${elapsed}s, ${fail_grace}s after the torture failed"
+			echo "  $name: $killed"
+			cleanup
+			break
 		fi
 		if [ "$elapsed" -ge "$limit" ]; then
 			killed="watchdog: guest killed after ${elapsed}s"
