@@ -13,6 +13,9 @@
  *   deref=5   trcu_dereference_protected(p, false)           (bad)
  *   poll=N    N rounds of the polled API around synchronize_trcu()
  *   bench=N   latency of N synchronize_trcu{,_expedited}() calls
+ *   bhirq=1   trcu_bh readers whose interrupt state changes inside
+ *             them (begun with irqs off and ended with them on, and the
+ *             reverse) leave the preempt count as they found it
  *   kfree=N   kfree_trcu() N objects of a private cache, then
  *             kfree_trcu_barrier(); destroying the cache complains if
  *             any is left.  kfree_nowait=1: kmalloc()ed objects and no
@@ -38,6 +41,9 @@ MODULE_PARM_DESC(poll, "Rounds of polled grace periods (0..100000)");
 static int bench;
 module_param(bench, int, 0444);
 MODULE_PARM_DESC(bench, "synchronize_trcu{,_expedited} calls to time (0..10000)");
+static int bhirq;
+module_param(bhirq, int, 0444);
+MODULE_PARM_DESC(bhirq, "1: trcu_bh readers across an irq-state change (0/1)");
 static int kfree_n;
 module_param_named(kfree, kfree_n, int, 0444);
 MODULE_PARM_DESC(kfree, "Objects to kfree_trcu() (0..1000000)");
@@ -183,6 +189,57 @@ static int tt_bench(int n)
 	return 0;
 }
 
+/*
+ * Compare the preempt count after a bh reader with the one before.  On a
+ * mismatch, put it back by hand so the guest survives to report it.
+ */
+static int tt_bhirq_verdict(const char *what, int before)
+{
+	int after = preempt_count();
+
+	if (after == before)
+		return 0;
+	__preempt_count_sub(after - before);
+	pr_err("bhirq=1: %s: preempt count %#x before, %#x after\n",
+	       what, before, after);
+	return -EIO;
+}
+
+/*
+ * A reader may begin with irqs disabled and end with them enabled (as
+ * rcu_read_lock_bh() allows), or end inside an irq-disabled region; the
+ * lock and the unlock must still undo each other.
+ */
+static int tt_bhirq(void)
+{
+	unsigned long flags;
+	int pc, ret;
+
+	pc = preempt_count();
+	local_irq_save(flags);
+	trcu_read_lock_bh();
+	local_irq_restore(flags);
+	trcu_read_unlock_bh();
+	ret = tt_bhirq_verdict("irqs off at lock, on at unlock", pc);
+
+	pc = preempt_count();
+	trcu_read_lock_bh();
+	local_irq_save(flags);
+	trcu_read_unlock_bh();
+	local_irq_restore(flags);
+	ret = tt_bhirq_verdict("irqs on at lock, off at unlock", pc) ?: ret;
+
+	pc = preempt_count();
+	local_irq_save(flags);
+	trcu_read_lock_bh();
+	trcu_read_unlock_bh();
+	local_irq_restore(flags);
+	ret = tt_bhirq_verdict("irqs off throughout", pc) ?: ret;
+	if (!ret)
+		pr_info("bhirq=1: three irq-state patterns balanced\n");
+	return ret;
+}
+
 static void tt_ctor(void *obj)
 {
 	((struct tt_obj *)obj)->val = -1;
@@ -232,8 +289,8 @@ static int __init tt_test_init(void)
 
 	if (deref < 0 || deref > 5 || poll < 0 || poll > 100000 ||
 	    bench < 0 || bench > 10000 || kfree_n < 0 || kfree_n > 1000000 ||
-	    kfree_nowait < 0 || kfree_nowait > 1) {
-		pr_err("invalid parameters: deref 0..5, poll 0..100000, bench 0..10000, kfree 0..1000000, kfree_nowait 0/1\n");
+	    kfree_nowait < 0 || kfree_nowait > 1 || bhirq < 0 || bhirq > 1) {
+		pr_err("invalid parameters: deref 0..5, poll 0..100000, bench 0..10000, kfree 0..1000000, kfree_nowait 0/1, bhirq 0/1\n");
 		return -EINVAL;
 	}
 	RCU_INIT_POINTER(tt_ptr, &tt_static);
@@ -245,6 +302,8 @@ static int __init tt_test_init(void)
 		ret = tt_poll(poll);
 	if (!ret && bench)
 		ret = tt_bench(bench);
+	if (!ret && bhirq)
+		ret = tt_bhirq();
 	if (!ret && kfree_n)
 		ret = tt_kfree(kfree_n);
 	return ret;

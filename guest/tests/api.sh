@@ -4,7 +4,8 @@
 # API: trcu's issue-6 API outside the torture, through trcutest.ko:
 # polled grace periods across the cookie wrap (ULONG_MAX -> 0 happens in
 # the first 300 GPs of a fresh trcu.ko), the latency of synchronize_trcu()
-# against synchronize_trcu_expedited(), and kfree_trcu(): batched, with
+# against synchronize_trcu_expedited(), trcu_bh readers across an
+# irq-state change, and kfree_trcu(): batched, with
 # the single-object fallback (kfree_nobatch=1), and drained by rmmod.
 . /tests/lib.sh
 
@@ -57,6 +58,13 @@ if insmod $M/trcutorture.ko torture_type=trcu duration=10 stat_interval=5 \
 		fail exp-latency-busy "the load torture did not succeed"
 else
 	fail exp-latency-busy "insmod trcutorture failed"
+fi
+
+n=$(dmesg_lines)
+if tt bhirq=1 && no_bad "$n"; then
+	pass bh-irq-state "$(dmesg_since "$n" | grep 'bhirq=1:' | sed 's/.*trcutest: //')"
+else
+	fail bh-irq-state "$(dmesg_since "$n" | grep -E 'trcutest|WARNING' | tail -n 3 | tr '\n' ';')"
 fi
 
 n=$(dmesg_lines)
