@@ -62,14 +62,15 @@ static inline void trcu_read_unlock(void)
  * trcu_read_lock_bh() - begin a trcu_bh read-side critical section
  *
  * Disables bottom halves.  In hardirq context (NMI included: nmi_enter()
- * adds HARDIRQ_OFFSET too), or with interrupts disabled, bottom halves
- * cannot run on this CPU anyway and local_bh_enable() would complain
- * there, so only preemption is disabled; the bh quiescent-state detector
- * never sees such a context as quiescent.
+ * adds HARDIRQ_OFFSET too) bottom halves cannot run on this CPU anyway and
+ * local_bh_disable() would complain there, so only preemption is
+ * disabled; the bh quiescent-state detector never sees such a context as
+ * quiescent.  Whether we are in hardirq context cannot change before the
+ * matching unlock; the interrupt state can, so it does not choose here.
  */
 static inline void trcu_read_lock_bh(void)
 {
-	if (unlikely(in_hardirq() || irqs_disabled()))
+	if (unlikely(in_hardirq()))
 		preempt_disable();
 	else
 		local_bh_disable();
@@ -78,12 +79,18 @@ static inline void trcu_read_lock_bh(void)
 
 /**
  * trcu_read_unlock_bh() - end a trcu_bh read-side critical section
+ *
+ * With interrupts disabled, local_bh_enable() must not run pending
+ * softirqs (they would enable interrupts), so the bottom-half count is
+ * dropped without running them: they run at the next interrupt's exit.
  */
 static inline void trcu_read_unlock_bh(void)
 {
 	rcu_lock_release(&trcu_bh_lock_map);
-	if (unlikely(in_hardirq() || irqs_disabled()))
+	if (unlikely(in_hardirq()))
 		preempt_enable();
+	else if (unlikely(irqs_disabled()))
+		_local_bh_enable();
 	else
 		local_bh_enable();
 }
