@@ -211,6 +211,7 @@ static void tt_fwd_free_all(struct llist_node *list)
 static bool tt_fwd_wait_drain(long posted, unsigned long *held)
 {
 	unsigned long start = jiffies;
+	bool ok = true;
 	long out;
 
 	for (;;) {
@@ -218,15 +219,15 @@ static bool tt_fwd_wait_drain(long posted, unsigned long *held)
 		if (out <= TT_FWD_CAP / 2 || tt_should_stop())
 			break;
 		if (time_after(jiffies, start + TT_FWD_MAX_SECS * HZ)) {
-			*held += jiffies - start;
 			tt_fail("fwd_progress: %ld callbacks still outstanding after %d s at the cap of %d\n",
 				out, TT_FWD_MAX_SECS, TT_FWD_CAP);
-			return false;
+			ok = false;
+			break;
 		}
 		cond_resched();
 	}
 	*held += jiffies - start;
-	return true;
+	return ok;
 }
 
 static void tt_fwd_flood(void)
@@ -235,7 +236,7 @@ static void tt_fwd_flood(void)
 	unsigned long start = jiffies, end = start + TT_FWD_SECS * HZ;
 	struct llist_node *mine = NULL;
 	long posted = 0, peak = 0, out, lat;
-	bool stalled = READ_ONCE(tt_stalling), drained = true;
+	bool stalled = READ_ONCE(tt_stalling);
 	struct tt_fwd_cb *cb;
 
 	atomic_long_set(&tt_fwd_invoked, 0);
@@ -250,9 +251,8 @@ static void tt_fwd_flood(void)
 			peak = out;
 		if (out >= TT_FWD_CAP) {
 			stalled |= READ_ONCE(tt_stalling);
-			/* An injected stall may hold the drain up too. */
-			drained = tt_fwd_wait_drain(posted, &held) || stalled;
-			if (!drained)
+			/* After an injected stall, keep flooding regardless. */
+			if (!tt_fwd_wait_drain(posted, &held) && !stalled)
 				break;
 			continue;
 		}
