@@ -69,6 +69,7 @@ static struct trcu_kfree_batch *trcu_kfree_take(struct trcu_kfree_cpu *kc)
 {
 	struct trcu_kfree_batch *b = kc->cur;
 
+	lockdep_assert_held(&kc->lock);
 	kc->cur = NULL;
 	return b;
 }
@@ -106,28 +107,37 @@ static void trcu_kfree_flush_work(struct work_struct *work)
 void trcu_kfree_call(struct rcu_head *head, void *ptr)
 {
 	struct trcu_kfree_cpu *kc;
-	struct trcu_kfree_batch *b, *full = NULL;
+	struct trcu_kfree_batch *b, *full = NULL, *spare = NULL;
 	unsigned long flags;
 
 	/* Irqs off first: the CPU (and so kc) cannot change under us. */
 	local_irq_save(flags);
 	kc = this_cpu_ptr(&trcu_kfree_cpus);
+	/*
+	 * A new batch page is allocated before taking kc->lock: the page
+	 * allocator takes sleeping locks on PREEMPT_RT (spinlock_t), which
+	 * must never nest inside a raw spinlock.  Only the flush work (on
+	 * another CPU during hotplug) can change ->cur meanwhile, and only
+	 * to NULL, so a page allocated here is either used or given back.
+	 */
+	if (!READ_ONCE(kc->cur) && !trcu_kfree_nobatch)
+		spare = (void *)__get_free_page(GFP_NOWAIT | __GFP_NOWARN);
 	raw_spin_lock(&kc->lock);
 	b = kc->cur;
-	if (!b) {
-		/* kfree_nobatch=1 tests the fallback as if pages ran out. */
-		b = trcu_kfree_nobatch ? NULL :
-			(void *)__get_free_page(GFP_NOWAIT | __GFP_NOWARN);
-		if (!b) {
-			raw_spin_unlock_irqrestore(&kc->lock, flags);
-			/* No page: this object's own head, offset as func. */
-			atomic_long_inc(&trcu_kfree_fallbacks);
-			call_trcu(head, (rcu_callback_t)((unsigned long)head -
-							 (unsigned long)ptr));
-			return;
-		}
+	if (!b && spare) {
+		b = spare;
+		spare = NULL;
 		b->nr = 0;
 		kc->cur = b;
+	}
+	if (!b) {
+		/* No page (or kfree_nobatch=1, which tests this path). */
+		raw_spin_unlock_irqrestore(&kc->lock, flags);
+		/* This object's own head, its offset as the "function". */
+		atomic_long_inc(&trcu_kfree_fallbacks);
+		call_trcu(head, (rcu_callback_t)((unsigned long)head -
+						 (unsigned long)ptr));
+		return;
 	}
 	b->ptrs[b->nr++] = ptr;
 	if (b->nr == TRCU_KFREE_MAX)
@@ -137,6 +147,8 @@ void trcu_kfree_call(struct rcu_head *head, void *ptr)
 							 system_wq, &kc->flush,
 							 TRCU_KFREE_DELAY);
 	raw_spin_unlock_irqrestore(&kc->lock, flags);
+	if (spare)
+		free_page((unsigned long)spare);
 	trcu_kfree_submit(full);
 }
 EXPORT_SYMBOL_GPL(trcu_kfree_call);
