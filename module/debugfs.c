@@ -157,6 +157,10 @@ DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcuhier);
  *   level=L nodes=N children=K lock=A     (K: children of all N nodes:
  *                                          nodes of level L+1, or CPUs)
  *   cpu=N ipi=I ipi_idle=J wake_idle=W    (online CPUs)
+ *
+ * and last, the hits the kprobes core skipped, per probe (hooks.c):
+ *
+ *   probe misses: tick=N ... irq_enter=N stop_tick=N
  */
 static void trcu_debugfs_stats_one(struct seq_file *m, struct trcu_state *rsp)
 {
@@ -193,6 +197,7 @@ static void trcu_debugfs_stats_one(struct seq_file *m, struct trcu_state *rsp)
 static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 {
 	struct trcu_state *rsp;
+	char buf[160];
 
 	for (rsp = trcu_states; rsp < trcu_states + TRCU_NR_FLAVORS; rsp++) {
 		seq_printf(m, "%s: gps=%ld\n", rsp->name,
@@ -200,6 +205,8 @@ static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 		if (trcu_debugfs_ready(rsp))
 			trcu_debugfs_stats_one(m, rsp);
 	}
+	trcu_hooks_misses(buf, sizeof(buf));
+	seq_printf(m, "probe misses: %s\n", buf);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcustats);
@@ -209,17 +216,17 @@ DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcustats);
  * flavours' trees are initialized.  A debugfs failure is not fatal to
  * trcu: it is reported and the module works without the files.
  */
-int trcu_debugfs_init(void)
+void trcu_debugfs_init(void)
 {
 	struct dentry *dir;
 
 	if (!trcu_trace)
-		return 0;
+		return;
 	dir = debugfs_create_dir("trcu", NULL);
 	if (IS_ERR(dir)) {
 		pr_warn("debugfs directory not created (%ld), trace files off\n",
 			PTR_ERR(dir));
-		return 0;
+		return;
 	}
 	debugfs_create_file("rcudata", 0444, dir, NULL,
 			    &trcu_debugfs_rcudata_fops);
@@ -230,7 +237,6 @@ int trcu_debugfs_init(void)
 	debugfs_create_file("rcustats", 0444, dir, NULL,
 			    &trcu_debugfs_rcustats_fops);
 	trcu_debugfs_dir = dir;
-	return 0;
 }
 
 /* Remove the files; returns once no reader is left inside them. */

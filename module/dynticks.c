@@ -70,24 +70,60 @@ void trcu_dynticks_free(void)
 }
 
 /*
- * Reset @cpu's counters.  Called from the hotplug prepare step, either at
- * module init for a CPU already running (before the hooks are registered:
- * "non-idle", it must report for itself) or for a CPU about to be brought
- * up, which runs no trcu reader yet: "idle", so a GP that includes it
- * does not wait for its bring-up.  Its first interrupt (irq_enter_rcu()
- * hook, in_idle set) or its idle loop's exit makes it non-idle before it
- * can run anything that reads.
+ * Reset @cpu's counters: non-idle (odd).  Called from the hotplug prepare
+ * step, either at module init for a CPU already running (before the
+ * hooks are registered: it must report for itself) or for a CPU about to
+ * be brought up.  The latter runs nothing yet, so a GP that includes it
+ * must not wait for its bring-up: ->booting lets force_quiescent_state()
+ * credit it until it is marked online (trcu_dynticks_not_started()).
+ * Starting it "idle" instead would leave it even until its first hook,
+ * and an irq whose irq_enter_rcu() probe is missed inside another
+ * probe's handler could then run readers unseen (the idle-entry window
+ * that Documentation/trcu.rst argues closed).
  */
 void trcu_dynticks_cpu_init(int cpu)
 {
 	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
-	bool idle = trcu_dynticks_enabled && !cpu_online(cpu);
 
-	rdtp->in_idle = idle;
-	if (!(atomic_read(&rdtp->dynticks) & 1) == !idle)
+	WRITE_ONCE(rdtp->booting, trcu_dynticks_enabled && !cpu_online(cpu));
+	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_inc(&rdtp->dynticks);
 	smp_mb(); /* Reset visible before the CPU is marked online. */
 }
+
+/*
+ * Has @cpu, being brought up, not yet been marked online?  Then it has run
+ * nothing that could read: the CPU marks itself online (a locked, fully
+ * ordered bit operation) with irqs still off, before any code that could
+ * hold a reader.  If this read finds it offline, that marking -- and
+ * every reader after it -- follows this check, and the smp_mb() orders
+ * the check before whatever the QS it allows (the end of the GP, the
+ * updater's free).  ->booting is cleared on the CPU's first context
+ * switch, long before it can be taken down again, so a CPU on its way
+ * down (offline but still running) is never credited here.
+ * Caller: force_quiescent_state().
+ */
+bool trcu_dynticks_not_started(int cpu)
+{
+	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
+	bool ret;
+
+	if (!READ_ONCE(rdtp->booting))
+		return false;
+	ret = !cpu_online(cpu);
+	smp_mb(); /* The online check before the QS it allows. */
+	return ret;
+}
+
+/* This CPU switches tasks: it is up and running, see above.  Any hook. */
+notrace void trcu_dynticks_running(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	if (unlikely(rdtp->booting))
+		WRITE_ONCE(rdtp->booting, false);
+}
+NOKPROBE_SYMBOL(trcu_dynticks_running);
 
 /*
  * Is @cpu in an NMI right now?  See the comment at the top: a caller that
@@ -152,67 +188,83 @@ void trcu_count_ipi(struct trcu_state *rsp, int cpu)
 }
 
 /*
- * This CPU enters the idle loop (tick_nohz_idle_enter() probe): counter
- * even.  The idle task runs no readers of its own from here on; irqs are
- * tracked by trcu_irq_enter() and trcu_idle_halt().  Caller: kprobe, preemption off.
+ * The counter goes even only here, in the idle task with irqs off, right
+ * before the CPU halts (cpu_idle tracepoint, entry), and odd again at the
+ * first of: an irq (trcu_irq_enter()), the end of the halt (cpu_idle
+ * tracepoint, exit).  So it is even only while the idle task is between
+ * the two tracepoints, where no trcu kprobe handler runs: the
+ * irq_enter_rcu() probe of an irq arriving there cannot be missed as
+ * "nested in another probe's handler" (a kprobe hit while any kprobe
+ * pre-handler runs on the CPU is skipped and counted in its nmissed).
+ * The hooks that run with irqs on and could be interrupted that way --
+ * __cond_resched(), once tick_nohz_idle_enter()/_exit() -- run only with
+ * the counter odd, where a missed irq probe changes nothing.  The model
+ * in model/ checks this for every interleaving.
  */
-notrace void trcu_idle_enter(void)
-{
-	struct trcu_dynticks *rdtp;
-	unsigned long flags;
-
-	if (!trcu_dynticks_enabled)
-		return;
-	local_irq_save(flags);
-	rdtp = this_cpu_ptr(trcu_dynticks);
-	rdtp->in_idle = true;
-	/* Full barrier: earlier readers before the even value. */
-	if (atomic_read(&rdtp->dynticks) & 1)
-		atomic_add_return(1, &rdtp->dynticks);
-	local_irq_restore(flags);
-}
-NOKPROBE_SYMBOL(trcu_idle_enter);
 
 /*
- * This CPU leaves the idle loop (tick_nohz_idle_exit() probe): counter
- * odd again.  Caller: kprobe, preemption off.
+ * cpu_idle tracepoint, state != PWR_EVENT_EXIT: the idle loop (default
+ * idle, cpuidle or poll) is about to halt.  A tracepoint probe is not a
+ * kprobe, so kprobes hit while it runs still run.  The idle task holds no
+ * reader; the fully ordered increment puts its earlier readers (and any
+ * irq's since the last halt) before the even value.
  */
-notrace void trcu_idle_exit(void)
+notrace void trcu_idle_sleep(void)
 {
-	struct trcu_dynticks *rdtp;
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
+
+	lockdep_assert_irqs_disabled();
+	if (!trcu_dynticks_enabled || !is_idle_task(current))
+		return;
+	if (atomic_read(&rdtp->dynticks) & 1)
+		atomic_add_return(1, &rdtp->dynticks);
+}
+NOKPROBE_SYMBOL(trcu_idle_sleep);
+
+/*
+ * cpu_idle tracepoint, state == PWR_EVENT_EXIT: the halt is over (irqs on
+ * in 6.1, off in 6.12).  If no irq made the counter odd (woken by a
+ * reschedule IPI, which does not call irq_enter_rcu(), or by a write to
+ * the polled flag), do it now, before the idle task leaves the loop and
+ * runs queued IPI functions.  An irq arriving inside this probe has its
+ * own hook run (not a kprobe), so the order of the two does not matter.
+ */
+notrace void trcu_idle_wake(void)
+{
+	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
 	unsigned long flags;
 
 	local_irq_save(flags);
-	rdtp = this_cpu_ptr(trcu_dynticks);
-	rdtp->in_idle = false;
 	/* Full barrier: the odd value before any later reader. */
 	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_add_return(1, &rdtp->dynticks);
 	local_irq_restore(flags);
 }
-NOKPROBE_SYMBOL(trcu_idle_exit);
+NOKPROBE_SYMBOL(trcu_idle_wake);
 
 /*
- * The idle loop is about to halt (tick_nohz_idle_stop_tick() or
- * tick_nohz_idle_retain_tick() probe, idle task, irqs off): the CPU is
- * idle again after any irq that made it non-idle since.  Caller: kprobe.
+ * tick_nohz_idle_stop_tick() probe, irqs off: on a CPU that is going
+ * offline, do_idle() calls it right before reporting itself dead and
+ * parking for good (no cpu_idle tracepoint on that path).  Even there, so
+ * that force_quiescent_state() credits the dying CPU before its dead step
+ * (see trcu_fqs_check_cpu()).  On every other idle entry it does nothing.
  */
-notrace void trcu_idle_halt(void)
+notrace void trcu_idle_dead(void)
 {
 	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
 
-	if (!rdtp->in_idle)
+	if (!trcu_dynticks_enabled || !cpu_is_offline(smp_processor_id()))
 		return;
-	/* Full barrier: the irq's readers before the even value. */
+	/* Full barrier: the CPU's last readers before the even value. */
 	if (atomic_read(&rdtp->dynticks) & 1)
 		atomic_add_return(1, &rdtp->dynticks);
 }
-NOKPROBE_SYMBOL(trcu_idle_halt);
+NOKPROBE_SYMBOL(trcu_idle_dead);
 
 /*
  * An irq starts (irq_enter_rcu() probe, irqs off).  On an idle CPU the
  * counter goes odd, and stays odd until the idle loop next heads for a
- * halt (trcu_idle_halt()), which is after the handler and the softirqs
+ * halt (trcu_idle_sleep()), which is after the handler and the softirqs
  * run on its way out: a longer non-idle window than the irq itself, but
  * never a wrong idle one.  There is deliberately no irq-exit return
  * probe: a kretprobe on irq_exit_rcu() crashed guests (6.12 at once, 6.1
@@ -227,8 +279,6 @@ notrace void trcu_irq_enter(void)
 	/* MUTANT idle_irq: irqs on idle CPUs go unnoticed. */
 	return;
 #endif
-	if (!rdtp->in_idle)
-		return;
 	/* Full barrier: odd value before the handler's readers. */
 	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_add_return(1, &rdtp->dynticks);
@@ -307,14 +357,15 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	bool nmi;
 	int d;
 
+	lockdep_assert_held(&rsp->fqslock);
 	/*
 	 * No blanket credit for an offline CPU: between clearing its online
 	 * bit and dying it still runs (stop-machine tail, the idle loop's
 	 * way to play_dead, maybe an interrupt).  It is credited below once
-	 * its counter shows it reached the idle loop's halt on that way
-	 * (do_idle() calls tick_nohz_idle_stop_tick() before reporting
-	 * itself dead), or by the hotplug dead step.  A CPU being brought
-	 * up counts as idle from the prepare step (trcu_dynticks_cpu_init()).
+	 * its counter shows it reached the idle loop's last step on that way
+	 * (trcu_idle_dead()), or by the hotplug dead step.  A CPU being
+	 * brought up is credited until it is marked online
+	 * (trcu_dynticks_not_started()).
 	 */
 	/*
 	 * The CPU running this scan (the GP kthread's, irqs off under
@@ -333,6 +384,8 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	 * since, ending any reader (NMI ones too) it had at the snapshot.
 	 */
 	d = trcu_dynticks_sample(rdp->cpu, &nmi);
+	if (trcu_dynticks_not_started(rdp->cpu))
+		goto qs;
 	if (snapshot) {
 		rdp->dynticks_snap = d;
 		if (!(d & 1) && !nmi)
@@ -376,8 +429,6 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 		goto out;
 	}
 	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;
-	if (snapshot)
-		rsp->dynticks_completed = rsp->completed;
 	trcu_for_each_leaf(rsp, rnp) {
 		unsigned long f2;
 
@@ -403,6 +454,10 @@ void trcu_force_quiescent_state(struct trcu_state *rsp)
 			raw_spin_unlock_irqrestore(&rnp->lock, f2);
 			continue;
 		}
+		/*
+		 * No wakeup when the root empties: this is the GP kthread,
+		 * which checks its wait condition before it sleeps again.
+		 */
 		trcu_report_qs_rnp(rsp, rnp, qs & rnp->qsmask, gpnum, f2);
 	}
 	rsp->signaled = TRCU_FORCE_QS;

@@ -155,10 +155,7 @@ static void trcu_exp_ipi(void *info)
 		qs = is_idle_task(current);
 	} else {
 		cnt = preempt_count() - HARDIRQ_OFFSET;
-		if (e->flavor == TRCU_FLAVOR_SCHED)
-			qs = cnt == 0 || (cnt == 1 && is_idle_task(current));
-		else
-			qs = !(cnt & (SOFTIRQ_MASK | HARDIRQ_MASK | NMI_MASK));
+		qs = trcu_ctx_quiescent(e->flavor, false, cnt);
 	}
 	if (qs) {
 		trcu_exp_report_cpu(e, smp_processor_id());

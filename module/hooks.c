@@ -10,16 +10,20 @@
  *                                     only when booted preempt=full)
  *   __cond_resched()        kprobe    caller at preempt count 0: QS
  *                                     (optional: registered if possible)
- *   tick_nohz_idle_enter()  kprobe    dynticks counter even
- *   tick_nohz_idle_exit()   kprobe    dynticks counter odd
+ *   cpu_idle                tracepoint idle loop about to halt: dynticks
+ *                                     counter even; halt over: odd
  *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
- *   tick_nohz_idle_stop_tick()   kprobe  idle loop about to halt: even
- *   tick_nohz_idle_retain_tick() kprobe  (same, tick kept)
+ *   tick_nohz_idle_stop_tick()   kprobe  offline CPU about to die: even
  *   NMI_LOCAL, first        NMI handler  NMI on idle CPU: full barrier
  *                                     before other handlers' readers
  *
  * Every handler is notrace and NOKPROBE, runs with preemption off and
- * never sleeps; none calls a probed function.
+ * never sleeps; none calls a probed function.  A kprobe hit while another
+ * kprobe's pre-handler runs on the same CPU is skipped by the kprobes
+ * core and only counted in its ->nmissed: trcu reports those counts
+ * (debugfs rcustats, and a line at unload).  The idle transitions use a
+ * tracepoint, not kprobes, so that an irq arriving while they run still
+ * has its irq_enter_rcu() probe run (dynticks.c).
  */
 #define pr_fmt(fmt) "trcu: " fmt
 
@@ -32,6 +36,7 @@
 #include <linux/preempt.h>
 #include <linux/string.h>
 #include <asm/nmi.h>
+#include <trace/events/power.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -71,22 +76,18 @@ NOKPROBE_SYMBOL(trcu_tick_flavor);
 
 /*
  * Tick (or nudge IPI) on this CPU.  @intr_count is the preempt_count()
- * of the interrupted context.  It is a QS for trcu if that context was
- * user mode (@user_tick), had preempt count 0 (no preempt-disabled
- * reader can be running), or was the idle loop itself (idle task, count
- * 1: not inside an irq or softirq).  For trcu_bh it suffices that the
- * interrupted context was not in softirq, bh-disabled, hardirq or NMI.
+ * of the interrupted context, @user_tick whether it was user mode: see
+ * trcu_ctx_quiescent() for what makes it a QS of each flavour.
  * Caller: hardirq, irqs off.
  */
 notrace void trcu_check_callbacks(int user_tick, int intr_count)
 {
-	bool qs, qs_bh;
-
-	qs = user_tick || intr_count == 0 ||
-	     (intr_count == 1 && is_idle_task(current));
-	qs_bh = qs || !(intr_count & (SOFTIRQ_MASK | HARDIRQ_MASK | NMI_MASK));
-	trcu_tick_flavor(&trcu_sched_state, qs);
-	trcu_tick_flavor(&trcu_bh_state, qs_bh);
+	trcu_tick_flavor(&trcu_sched_state,
+			 trcu_ctx_quiescent(TRCU_FLAVOR_SCHED, user_tick,
+					    intr_count));
+	trcu_tick_flavor(&trcu_bh_state,
+			 trcu_ctx_quiescent(TRCU_FLAVOR_BH, user_tick,
+					    intr_count));
 }
 NOKPROBE_SYMBOL(trcu_check_callbacks);
 
@@ -118,6 +119,7 @@ static notrace void trcu_qs_all_flavors(void)
 	struct trcu_data *rdp;
 	int i;
 
+	trcu_dynticks_running();
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		rdp = this_cpu_ptr(trcu_states[i].rda);
 		rdp->passed_quiesc = true;
@@ -175,20 +177,6 @@ static notrace int trcu_cond_resched_pre(struct kprobe *p, struct pt_regs *r)
 }
 NOKPROBE_SYMBOL(trcu_cond_resched_pre);
 
-static notrace int trcu_idle_enter_pre(struct kprobe *p, struct pt_regs *r)
-{
-	trcu_idle_enter();
-	return 0;
-}
-NOKPROBE_SYMBOL(trcu_idle_enter_pre);
-
-static notrace int trcu_idle_exit_pre(struct kprobe *p, struct pt_regs *r)
-{
-	trcu_idle_exit();
-	return 0;
-}
-NOKPROBE_SYMBOL(trcu_idle_exit_pre);
-
 static notrace int trcu_irq_enter_pre(struct kprobe *p, struct pt_regs *r)
 {
 	trcu_irq_enter();
@@ -196,12 +184,28 @@ static notrace int trcu_irq_enter_pre(struct kprobe *p, struct pt_regs *r)
 }
 NOKPROBE_SYMBOL(trcu_irq_enter_pre);
 
-static notrace int trcu_idle_halt_pre(struct kprobe *p, struct pt_regs *r)
+static notrace int trcu_stop_tick_pre(struct kprobe *p, struct pt_regs *r)
 {
-	trcu_idle_halt();
+	trcu_idle_dead();
 	return 0;
 }
-NOKPROBE_SYMBOL(trcu_idle_halt_pre);
+NOKPROBE_SYMBOL(trcu_stop_tick_pre);
+
+/*
+ * cpu_idle tracepoint: @state is the idle state entered, or
+ * PWR_EVENT_EXIT when the CPU is back (kernel/sched/idle.c,
+ * drivers/cpuidle/cpuidle.c).
+ */
+static notrace void trcu_cpu_idle(void *data, unsigned int state,
+				  unsigned int cpu)
+{
+	if (state == (unsigned int)PWR_EVENT_EXIT)
+		trcu_idle_wake();
+	else
+		trcu_idle_sleep();
+}
+NOKPROBE_SYMBOL(trcu_cpu_idle);
+static bool trcu_tp_idle_registered;
 
 static struct kprobe trcu_kp_tick = {
 	.symbol_name = "update_process_times",
@@ -219,25 +223,13 @@ static struct kprobe trcu_kp_cond_resched = {
 	.pre_handler = trcu_cond_resched_pre,
 };
 static bool trcu_cond_resched_registered;
-static struct kprobe trcu_kp_idle_enter = {
-	.symbol_name = "tick_nohz_idle_enter",
-	.pre_handler = trcu_idle_enter_pre,
-};
-static struct kprobe trcu_kp_idle_exit = {
-	.symbol_name = "tick_nohz_idle_exit",
-	.pre_handler = trcu_idle_exit_pre,
-};
 static struct kprobe trcu_kp_irq_enter = {
 	.symbol_name = "irq_enter_rcu",
 	.pre_handler = trcu_irq_enter_pre,
 };
 static struct kprobe trcu_kp_stop_tick = {
 	.symbol_name = "tick_nohz_idle_stop_tick",
-	.pre_handler = trcu_idle_halt_pre,
-};
-static struct kprobe trcu_kp_retain_tick = {
-	.symbol_name = "tick_nohz_idle_retain_tick",
-	.pre_handler = trcu_idle_halt_pre,
+	.pre_handler = trcu_stop_tick_pre,
 };
 
 static struct tracepoint *trcu_tp_switch;
@@ -254,7 +246,7 @@ static void trcu_unregister_switch(void)
 {
 	if (trcu_note_cs_registered)
 		unregister_kprobe(&trcu_kp_note_cs);
-	trcu_note_cs_registered = false;
+	/* ->note_cs_registered stays: trcu_hooks_misses() reports it. */
 	if (trcu_tp_registered) {
 		tracepoint_probe_unregister(trcu_tp_switch,
 					    (void *)trcu_sched_switch, NULL);
@@ -291,12 +283,96 @@ static notrace int trcu_nmi_handler(unsigned int type, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(trcu_nmi_handler);
 
+/* The kprobes whose misses trcu reports, and under which names. */
+static const struct {
+	const char *name;
+	struct kprobe *kp;
+	bool *registered;		/* NULL: always registered */
+} trcu_probes[] = {
+	{ "tick", &trcu_kp_tick, NULL },
+	{ "note_cs", &trcu_kp_note_cs, &trcu_note_cs_registered },
+	{ "cond_resched", &trcu_kp_cond_resched,
+	  &trcu_cond_resched_registered },
+	{ "irq_enter", &trcu_kp_irq_enter, NULL },
+	{ "stop_tick", &trcu_kp_stop_tick, NULL },
+};
+
+/**
+ * trcu_hooks_misses() - format every kprobe's miss count
+ * @buf: where to write "name=N name=N ..."
+ * @len: size of @buf
+ *
+ * A miss is a hit the kprobes core skipped because another kprobe's
+ * handler was running on that CPU (or the probe recursed).  None of these
+ * can make a busy CPU look idle (dynticks.c): a missed tick costs a QS
+ * report, a missed irq_enter happens only with the counter already odd.
+ * Read racily; called by debugfs and at unload.
+ */
+void trcu_hooks_misses(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(trcu_probes) && n < len; i++) {
+		if (trcu_probes[i].registered && !*trcu_probes[i].registered)
+			continue;
+		n += scnprintf(buf + n, len - n, "%s%s=%lu", n ? " " : "",
+			       trcu_probes[i].name,
+			       READ_ONCE(trcu_probes[i].kp->nmissed));
+	}
+}
+
 /*
- * Register every hook.  The counters start non-idle and not in_idle, so
- * whichever idle hook fires first finds a consistent state: the idle
- * transitions go first, the irq hook (which only acts on in_idle CPUs)
- * next, then the QS sources.  Caller: module init, after the states and
- * hotplug are set up.
+ * The context-switch hook: the rcu_note_context_switch() kprobe when
+ * booted preempt=full (it fires on a superset of sched_switch's events),
+ * else -- or if it cannot be probed -- the sched_switch tracepoint.  A
+ * later switch of the preemption model at run time keeps this choice:
+ * GPs still end, by ticks and nudges, only more slowly.
+ */
+static int trcu_register_switch(void)
+{
+	int ret;
+
+	trcu_preempt_full = preempt_model_full();
+	if (trcu_preempt_full) {
+		trcu_note_cs_registered =
+			!trcu_register_kprobe(&trcu_kp_note_cs);
+		if (trcu_note_cs_registered) {
+			pr_info("preempt=full: context switches seen at rcu_note_context_switch()\n");
+			return 0;
+		}
+	}
+	for_each_kernel_tracepoint(trcu_find_tp, NULL);
+	if (!trcu_tp_switch) {
+		pr_err("tracepoint sched_switch not found\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(trcu_tp_switch,
+					(void *)trcu_sched_switch, NULL);
+	if (ret) {
+		pr_err("cannot attach to sched_switch: %d\n", ret);
+		return ret;
+	}
+	trcu_tp_registered = true;
+	return 0;
+}
+
+/* Detach the cpu_idle probe and wait until no CPU runs it. */
+static void trcu_unregister_idle(void)
+{
+	if (!trcu_tp_idle_registered)
+		return;
+	unregister_trace_cpu_idle(trcu_cpu_idle, NULL);
+	tracepoint_synchronize_unregister();
+	trcu_tp_idle_registered = false;
+}
+
+/*
+ * Register every hook.  The counters start odd (non-idle), so the order
+ * matters only in one way: the irq_enter_rcu() probe must be in before
+ * the cpu_idle probe can make any counter even, or an irq on a CPU made
+ * idle would go unseen.  The QS sources come last.  Caller: module init,
+ * after the states and hotplug are set up.
  */
 int trcu_hooks_init(void)
 {
@@ -312,72 +388,37 @@ int trcu_hooks_init(void)
 		pr_err("cannot register the NMI handler: %d\n", ret);
 		return ret;
 	}
-	ret = trcu_register_kprobe(&trcu_kp_idle_enter);
-	if (ret)
-		goto err_nmi;
-	ret = trcu_register_kprobe(&trcu_kp_idle_exit);
-	if (ret)
-		goto err_idle_enter;
-	ret = trcu_register_kprobe(&trcu_kp_stop_tick);
-	if (ret)
-		goto err_idle_exit;
-	ret = trcu_register_kprobe(&trcu_kp_retain_tick);
-	if (ret)
-		goto err_stop_tick;
 	ret = trcu_register_kprobe(&trcu_kp_irq_enter);
 	if (ret)
-		goto err_retain_tick;
-
-	/*
-	 * preempt=full: the rcu_note_context_switch() kprobe replaces the
-	 * sched_switch tracepoint (it fires on a superset of its events).
-	 * Falls back to the tracepoint if it cannot be probed.  A later
-	 * switch of the preemption model at run time keeps this choice:
-	 * GPs still end, by ticks and nudges, only more slowly.
-	 */
-	trcu_preempt_full = preempt_model_full();
-	if (trcu_preempt_full) {
-		trcu_note_cs_registered =
-			!trcu_register_kprobe(&trcu_kp_note_cs);
-		if (trcu_note_cs_registered) {
-			pr_info("preempt=full: context switches seen at rcu_note_context_switch()\n");
-			goto tick;
-		}
-	}
-	for_each_kernel_tracepoint(trcu_find_tp, NULL);
-	if (!trcu_tp_switch) {
-		pr_err("tracepoint sched_switch not found\n");
-		ret = -ENOENT;
+		goto err_nmi;
+	ret = trcu_register_kprobe(&trcu_kp_stop_tick);
+	if (ret)
 		goto err_irq;
-	}
-	ret = tracepoint_probe_register(trcu_tp_switch,
-					(void *)trcu_sched_switch, NULL);
+	ret = register_trace_cpu_idle(trcu_cpu_idle, NULL);
 	if (ret) {
-		pr_err("cannot attach to sched_switch: %d\n", ret);
-		goto err_irq;
+		pr_err("cannot attach to cpu_idle: %d\n", ret);
+		goto err_stop_tick;
 	}
-	trcu_tp_registered = true;
-tick:
+	trcu_tp_idle_registered = true;
+	ret = trcu_register_switch();
+	if (ret)
+		goto err_idle;
 	ret = trcu_register_kprobe(&trcu_kp_tick);
 	if (ret)
-		goto err_tp;
+		goto err_switch;
 	/* Optional: without it GPs still end, via ticks and nudges. */
 	trcu_cond_resched_registered =
 		!trcu_register_kprobe(&trcu_kp_cond_resched);
 	return 0;
 
-err_tp:
+err_switch:
 	trcu_unregister_switch();
-err_irq:
-	unregister_kprobe(&trcu_kp_irq_enter);
-err_retain_tick:
-	unregister_kprobe(&trcu_kp_retain_tick);
+err_idle:
+	trcu_unregister_idle();
 err_stop_tick:
 	unregister_kprobe(&trcu_kp_stop_tick);
-err_idle_exit:
-	unregister_kprobe(&trcu_kp_idle_exit);
-err_idle_enter:
-	unregister_kprobe(&trcu_kp_idle_enter);
+err_irq:
+	unregister_kprobe(&trcu_kp_irq_enter);
 err_nmi:
 	unregister_nmi_handler(NMI_LOCAL, "trcu");
 	return ret;
@@ -385,20 +426,23 @@ err_nmi:
 
 /*
  * Unregister every hook, in reverse order, and wait until no handler
- * runs any more (unregister_kprobe() and the tracepoint sync do).
- * Caller: module exit.
+ * runs any more (unregister_kprobe() and the tracepoint sync do).  Then
+ * report how often each kprobe was skipped.  Caller: module exit, after
+ * the GP kthreads stopped (nothing reads the counters any more).
  */
 void trcu_hooks_exit(void)
 {
+	char buf[160];
+
 	if (trcu_cond_resched_registered)
 		unregister_kprobe(&trcu_kp_cond_resched);
 	unregister_kprobe(&trcu_kp_tick);
 	trcu_unregister_switch();
-	unregister_kprobe(&trcu_kp_irq_enter);
-	unregister_kprobe(&trcu_kp_retain_tick);
+	trcu_unregister_idle();
 	unregister_kprobe(&trcu_kp_stop_tick);
-	unregister_kprobe(&trcu_kp_idle_exit);
-	unregister_kprobe(&trcu_kp_idle_enter);
+	unregister_kprobe(&trcu_kp_irq_enter);
 	/* Waits for running NMI handlers (synchronize_rcu()). */
 	unregister_nmi_handler(NMI_LOCAL, "trcu");
+	trcu_hooks_misses(buf, sizeof(buf));
+	pr_info("probe misses: %s\n", buf);
 }

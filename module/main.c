@@ -175,11 +175,7 @@ static int __init trcu_init(void)
 	ret = trcu_hooks_init();
 	if (ret)
 		goto err_kthread;
-	if (trcu_trace) {
-		ret = trcu_debugfs_init();
-		if (ret)
-			pr_warn("debugfs files not created: %d\n", ret);
-	}
+	trcu_debugfs_init();
 	pr_info("loaded: %d CPUs, %d levels, %d nodes, fanout %d/%d%s\n",
 		nr_cpu_ids, trcu_sched_state.geom.levels,
 		trcu_sched_state.geom.nr_nodes, trcu_fanout, trcu_fanout_leaf,

@@ -31,6 +31,7 @@ static unsigned long trcu_stall_recheck(void)
 /* A GP starts: arm the stall timer.  Caller holds the root node lock. */
 void trcu_stall_gp_start(struct trcu_state *rsp)
 {
+	lockdep_assert_held(&trcu_root(rsp)->lock);
 	rsp->gp_start = jiffies;
 	WRITE_ONCE(rsp->jiffies_stall,
 		   jiffies + (unsigned long)trcu_stall_timeout * HZ);
@@ -57,6 +58,7 @@ notrace void trcu_stall_check_self(struct trcu_state *rsp,
 	unsigned long js;
 	long gpnum;
 
+	lockdep_assert_irqs_disabled();
 	if (!trcu_stall_timeout)
 		return;
 	gpnum = READ_ONCE(rsp->gpnum);

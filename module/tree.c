@@ -25,10 +25,6 @@
 
 struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 
-/*
- * Build @rsp's hierarchy from the geometry module and set up every
- * possible CPU's trcu_data.  Called once at module init, no locks.
- */
 /* ->kick_work: in hardirq, so the tasklet runs at this irq's exit. */
 static void trcu_kick_work(struct irq_work *work)
 {
@@ -58,6 +54,10 @@ void trcu_gp_wake_deferred(struct trcu_state *rsp)
 	irq_work_queue(&rsp->gp_wake_work);
 }
 
+/*
+ * Build @rsp's hierarchy from the geometry module and set up every
+ * possible CPU's trcu_data.  Called once at module init, no locks.
+ */
 int trcu_tree_init(struct trcu_state *rsp, int flavor)
 {
 	struct trcu_geom_node gn;
@@ -119,7 +119,6 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 	rsp->gpnum = TRCU_GP_INITVAL;
 	rsp->completed = TRCU_GP_INITVAL;
 	rsp->gp_needed = TRCU_GP_INITVAL;
-	rsp->dynticks_completed = TRCU_GP_INITVAL;
 	raw_spin_lock_init(&rsp->onofflock);
 	raw_spin_lock_init(&rsp->fqslock);
 	init_waitqueue_head(&rsp->gp_wq);
@@ -161,6 +160,7 @@ notrace void trcu_note_gp_changes(struct trcu_state *rsp,
 {
 	struct trcu_node *rnp = rdp->mynode;
 
+	lockdep_assert_irqs_disabled();
 	if (READ_ONCE(rnp->gpnum) == rdp->gpnum &&
 	    READ_ONCE(rnp->completed) == rdp->completed)
 		return;
@@ -186,32 +186,36 @@ NOKPROBE_SYMBOL(trcu_note_gp_changes);
 /*
  * Clear @mask in @rnp->qsmask for grace period @gpnum and walk up the
  * tree while a node empties, holding one node lock at a time.  When the
- * root empties the GP is over: wake the GP kthread to clean it up.
- * Caller holds @rnp->lock, taken with raw_spin_lock_irqsave(.., @flags);
- * it is released here.
+ * root empties the GP is over and this returns true: the caller wakes the
+ * GP kthread to clean it up (trcu_gp_kthread_wake()) once it holds no
+ * raw spinlock -- a wait queue's lock is a sleeping lock on PREEMPT_RT,
+ * and lockdep's raw-lock nesting check rejects it under fqslock or
+ * onofflock.  Caller holds @rnp->lock, taken with
+ * raw_spin_lock_irqsave(.., @flags); it is released here.
  */
-void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
+bool trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			unsigned long mask, long gpnum, unsigned long flags)
 	__releases(rnp->lock)
 {
+	lockdep_assert_held(&rnp->lock);
 	for (;;) {
 		if (!(rnp->qsmask & mask) || rnp->gpnum != gpnum ||
 		    rnp->completed == gpnum) {
 			/* Already reported, or a stale QS for an old GP. */
 			raw_spin_unlock_irqrestore(&rnp->lock, flags);
-			return;
+			return false;
 		}
 #ifdef TRCU_MUTANT_NO_ROOT
 		/* MUTANT no_root: the root's last bit is never cleared. */
 		if (!rnp->parent && rnp->qsmask == mask) {
 			raw_spin_unlock_irqrestore(&rnp->lock, flags);
-			return;
+			return false;
 		}
 #endif
 		rnp->qsmask &= ~mask;
 		if (rnp->qsmask) {
 			raw_spin_unlock_irqrestore(&rnp->lock, flags);
-			return;
+			return false;
 		}
 		if (!rnp->parent)
 			break;
@@ -222,6 +226,16 @@ void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 	}
 	raw_spin_unlock_irqrestore(&rnp->lock, flags);
 	/* Root empty: the GP kthread notices in its wait condition. */
+	return true;
+}
+
+/*
+ * Wake the GP kthread to look at its wait condition again.  Caller holds
+ * no raw spinlock and is not in a context that holds a runqueue lock (use
+ * trcu_gp_wake_deferred() there).
+ */
+void trcu_gp_kthread_wake(struct trcu_state *rsp)
+{
 	wake_up(&rsp->gp_wq);
 }
 
@@ -237,6 +251,7 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 	struct trcu_node *rnp = rdp->mynode;
 	unsigned long flags;
 
+	lockdep_assert_irqs_disabled();
 	if (!rdp->qs_pending || !rdp->passed_quiesc)
 		return;
 	/*
@@ -254,7 +269,8 @@ void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp)
 	}
 	rdp->qs_pending = false;
 	trace_trcu_qs_report(rsp->name, rdp->cpu, rdp->gpnum);
-	trcu_report_qs_rnp(rsp, rnp, rdp->grpmask, rdp->gpnum, flags);
+	if (trcu_report_qs_rnp(rsp, rnp, rdp->grpmask, rdp->gpnum, flags))
+		trcu_gp_kthread_wake(rsp);
 }
 
 /*
@@ -269,6 +285,7 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 	struct trcu_node *root = trcu_root(rsp);
 	bool wake = false;
 
+	lockdep_assert_irqs_disabled();
 	if (gpnum <= rdp->gp_requested)
 		return;
 	rdp->gp_requested = gpnum;
@@ -331,7 +348,7 @@ void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu)
 	struct trcu_node *rnp;
 	unsigned long mask = rdp->grpmask;
 	unsigned long flags, flags2;
-	bool empty;
+	bool empty, wake = false;
 
 	raw_spin_lock_irqsave(&rsp->onofflock, flags);
 	for (rnp = leaf; rnp; rnp = rnp->parent) {
@@ -348,13 +365,15 @@ void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu)
 	trcu_node_lock_irqsave(leaf, flags2);
 	if (leaf->qsmask & rdp->grpmask) {
 		rdp->offline_fqs++;
-		trcu_report_qs_rnp(rsp, leaf, rdp->grpmask, leaf->gpnum,
-				   flags2);
+		wake = trcu_report_qs_rnp(rsp, leaf, rdp->grpmask,
+					  leaf->gpnum, flags2);
 	} else {
 		raw_spin_unlock_irqrestore(&leaf->lock, flags2);
 	}
 	rdp->qs_pending = false;
 	raw_spin_unlock_irqrestore(&rsp->onofflock, flags);
+	if (wake)
+		trcu_gp_kthread_wake(rsp);
 }
 
 /* Does @rsp need a new grace period?  Lockless peek by the GP kthread. */
@@ -400,6 +419,12 @@ static void trcu_gp_init(struct trcu_state *rsp)
 	smp_mb();
 	trcu_for_each_node(rsp, rnp) {
 		trcu_node_lock(rnp);
+		/*
+		 * The last GP ended only when the root emptied, which needs
+		 * every node that owed it a QS to have emptied first: a bit
+		 * left here is a lost or misdirected report.
+		 */
+		WARN_ON_ONCE(rnp->qsmask);
 		rnp->qsmask = rnp->qsmaskinit;
 		WRITE_ONCE(rnp->completed, rsp->completed);
 		WRITE_ONCE(rnp->gpnum, gpnum);

@@ -60,13 +60,14 @@
  * force_quiescent_state() scans.
  */
 struct trcu_dynticks {
-	atomic_t dynticks;		/* Even: CPU in dynticks-idle and in */
-					/*  no irq; odd otherwise.  An irq on */
-					/*  an idle CPU makes it odd until */
-					/*  the idle loop next heads for a */
-					/*  halt (see dynticks.c). */
-	bool in_idle;			/* Between tick_nohz_idle_enter and */
-					/*  tick_nohz_idle_exit. */
+	atomic_t dynticks;		/* Even: CPU halted in the idle loop */
+					/*  and in no irq; odd otherwise. */
+					/*  An irq on an idle CPU makes it */
+					/*  odd until the idle loop next */
+					/*  halts (see dynticks.c). */
+	bool booting;			/* Prepared for bring-up and not yet */
+					/*  switched tasks: credited while */
+					/*  not marked online. */
 	atomic_t dynticks_nmi;		/* NMIs that found this CPU idle, */
 					/*  counted by 2 (trcu's NMI */
 					/*  handler); the trace's dn adds 1 */
@@ -169,9 +170,9 @@ struct trcu_data {
 	unsigned long n_cbs_invoked;	/* Callbacks invoked here. */
 	unsigned long n_cbs_adopted;	/* Callbacks adopted from dead CPUs. */
 	struct tasklet_struct tasklet;	/* Per-CPU core work: notice GPs, */
-	struct irq_work kick_work;	/* schedules ->tasklet from a */
-					/* hardirq (see trcu_kick_cpu()) */
 					/*  report QS, advance + invoke. */
+	struct irq_work kick_work;	/* Schedules ->tasklet from a */
+					/*  hardirq (see trcu_kick_cpu()). */
 
 	/* 3) barrier: */
 	struct rcu_head barrier;	/* trcu_barrier()'s callback. */
@@ -229,7 +230,6 @@ struct trcu_state {
 	unsigned long jiffies_force_qs;	/* When the next fqs is due. */
 	unsigned long n_force_qs;	/* Calls to fqs. */
 	unsigned long n_force_qs_ngp;	/* ... that found no GP running. */
-	long dynticks_completed;	/* ->completed at phase-1 snapshot. */
 
 	unsigned long gp_start;		/* jiffies at GP start. */
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
@@ -287,6 +287,23 @@ static inline void trcu_raise_core(struct trcu_data *rdp)
 		tasklet_schedule(&rdp->tasklet);
 }
 
+/*
+ * Is a context this CPU interrupted quiescent for @flavor?  @cnt is its
+ * preempt_count(), @user whether it ran in user mode.  For trcu: user
+ * mode, count 0 (no preempt-disabled reader can be running), or the idle
+ * loop itself (idle task, count 1: not inside an irq or softirq).  For
+ * trcu_bh it suffices that it was not in softirq, bh-disabled, hardirq
+ * or NMI.  Used by the tick, the nudge IPI and the expedited IPI.
+ * Caller: hardirq on this CPU.
+ */
+static inline bool trcu_ctx_quiescent(int flavor, bool user, int cnt)
+{
+	if (user || cnt == 0 || (cnt == 1 && is_idle_task(current)))
+		return true;
+	return flavor == TRCU_FLAVOR_BH &&
+	       !(cnt & (SOFTIRQ_MASK | HARDIRQ_MASK | NMI_MASK));
+}
+
 static inline struct trcu_node *trcu_root(struct trcu_state *rsp)
 {
 	return &rsp->node[0];
@@ -310,9 +327,10 @@ void trcu_gp_kthread_stop(struct trcu_state *rsp);
 void trcu_gp_wake_deferred(struct trcu_state *rsp);
 void trcu_note_gp_changes(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_check_report_qs(struct trcu_state *rsp, struct trcu_data *rdp);
-void trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
+bool trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			unsigned long mask, long gpnum, unsigned long flags)
 	__releases(rnp->lock);
+void trcu_gp_kthread_wake(struct trcu_state *rsp);
 void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 		     long gpnum);
 void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
@@ -351,15 +369,18 @@ int trcu_dynticks_nmi_trace(int cpu);
 void trcu_nmi_enter(void);
 int trcu_dynticks_snap(int cpu);
 void trcu_count_ipi(struct trcu_state *rsp, int cpu);
-void trcu_idle_enter(void);
-void trcu_idle_exit(void);
+bool trcu_dynticks_not_started(int cpu);
+void trcu_dynticks_running(void);
+void trcu_idle_sleep(void);
+void trcu_idle_wake(void);
+void trcu_idle_dead(void);
 void trcu_irq_enter(void);
-void trcu_idle_halt(void);
 void trcu_force_quiescent_state(struct trcu_state *rsp);
 
 /* hooks.c: kprobes and the sched_switch tracepoint. */
 int trcu_hooks_init(void);
 void trcu_hooks_exit(void);
+void trcu_hooks_misses(char *buf, size_t len);
 void trcu_check_callbacks(int user_tick, int intr_count);
 
 /* hotplug.c: cpuhp dynamic states. */
@@ -372,7 +393,7 @@ void trcu_stall_check_self(struct trcu_state *rsp, struct trcu_data *rdp);
 void trcu_stall_check_others(struct trcu_state *rsp);
 
 /* debugfs.c (written by the geometry helper): trace=1 files. */
-int trcu_debugfs_init(void);
+void trcu_debugfs_init(void);
 void trcu_debugfs_exit(void);
 
 #endif /* _TRCU_TREE_H */
