@@ -132,8 +132,8 @@ inline tp_cpu_idle_exit()
 }
 
 /*
- * The task context: other tasks and the idle task, kernel/sched/idle.c
- * do_idle() for 6.1.  Every loop is unbounded; the state space stays
+ * The task context: other tasks and the idle task, Linux 6.1's
+ * do_idle().  Every loop is unbounded; the state space stays
  * finite because the counter is kept as parity + moved.
  */
 active proctype cpu_task() provided (ctx == TASK)
@@ -240,7 +240,8 @@ task:
 #endif
 	/*
 	 * flush_smp_call_function_queue() in the idle task, irqs off: the
-	 * queued IPI callbacks may be readers.
+	 * queued IPI callbacks (trcu's own run none, other modules' may) may
+	 * be readers.  The counter is odd again by now.
 	 */
 	irqs_on = 0;
 	maybe_reader(TASK);
