@@ -19,6 +19,9 @@
  *                       must fail, else the fixed model proves nothing
  *   -DFIXED -DSCAN_IGNORES_NMI   the fixed hooks, but the scan does not
  *                       look at the NMI bit: must fail
+ *   -DFIXED -DBOOT_NMI  the fixed hooks, and an NMI reader may run on a CPU
+ *                       being brought up before it is online: fails,
+ *                       the booting credit does not look at the NMI bit
  *   -DFIXED -DEXIT_TP_IRQS_ON    the PWR_EVENT_EXIT probe tests and bumps
  *                       the counter with irqs on: must fail (an irq
  *                       between the test and the add bumps it first)
@@ -47,6 +50,9 @@ bit moved;		/* ->dynticks changed since the scan's phase 1 */
 bit in_nmi;		/* NMI_MASK in the CPU's preempt count */
 #ifndef FIXED
 bit in_idle;		/* trcu_dynticks.in_idle */
+#else
+bit booting;		/* trcu_dynticks.booting: brought up, no switch yet */
+bit online = 1;		/* cpu_online() */
 #endif
 bit rd[3];		/* a reader runs in context TASK/IRQ/NMI */
 bit old[3];		/* ... and was running at the scan's phase 1 */
@@ -138,6 +144,21 @@ inline tp_cpu_idle_exit()
  */
 active proctype cpu_task() provided (ctx == TASK)
 {
+#ifdef FIXED
+	if
+	:: skip		/* the CPU is up already */
+	:: /*
+	    * A CPU brought up: trcu_dynticks_cpu_init() at the prepare step
+	    * leaves the counter odd and sets booting; start_secondary() runs
+	    * with irqs off and no reader until set_cpu_online(), enables
+	    * irqs and enters the idle loop.
+	    */
+		d_step { booting = 1; online = 0; irqs_on = 0 };
+		online = 1;
+		irqs_on = 1;
+		goto idle
+	fi;
+#endif
 task:
 	/* Some task runs: its readers, the counter odd. */
 	maybe_reader(TASK);
@@ -171,6 +192,7 @@ task:
 	kp = 0;
 #endif
 #endif
+idle:
 	do
 	:: /* while (!need_resched()) */
 		irqs_on = 0;	/* local_irq_disable() */
@@ -247,6 +269,9 @@ task:
 	maybe_reader(TASK);
 	irqs_on = 1;
 	/* schedule_idle(): the next task. */
+#ifdef FIXED
+	booting = 0;	/* the context-switch hook, first switch */
+#endif
 	goto task;
 dead:
 	/* arch_cpu_idle_dead(): irqs off for good; NMIs may still come. */
@@ -291,8 +316,16 @@ end:
 /*
  * NMIs, at any time but inside another NMI.  nmi_enter() sets the NMI
  * bit before any handler; trcu_nmi_handler() (first) is a barrier only.
+ * Not on a CPU being brought up before it is online (see BOOT_NMI): the
+ * booting credit assumes that such a CPU runs nothing at all.
  */
-active proctype cpu_nmi()
+#if defined(FIXED) && !defined(BOOT_NMI)
+#define NMI_CAN_COME	online
+#else
+#define NMI_CAN_COME	1
+#endif
+
+active proctype cpu_nmi() provided (NMI_CAN_COME)
 {
 	byte saved;
 end:
@@ -314,6 +347,12 @@ end:
 #define SAMPLE_NMI(n)	n = in_nmi
 #endif
 
+/* The scan begins: mark the readers running now. */
+inline mark_old()
+{
+	old[TASK] = rd[TASK]; old[IRQ] = rd[IRQ]; old[NMI] = rd[NMI]
+}
+
 /* The scan credits the CPU: no reader from before phase 1 may run. */
 inline credit()
 {
@@ -325,24 +364,45 @@ inline credit()
  * trcu_dynticks_sample().  A grace period that began before phase 1 must
  * wait for every reader running at phase 1.  The later scans are
  * independent tests against the same snapshot, so one phase 2 at any
- * time covers them all.
+ * time covers them all.  FIXED: a CPU being brought up, not yet online,
+ * is credited outright; its two flags are read in one step, as between
+ * two reads the CPU could only go online and start readers that began
+ * after the scan, which the property allows whatever the scan decides.
  */
 active proctype scanner()
 {
 	bit d, mv, n;
 
-	/* Phase 1: d1 = atomic_add_return(0, &dynticks) */
-	d_step {
-		old[TASK] = rd[TASK]; old[IRQ] = rd[IRQ]; old[NMI] = rd[NMI];
-		d = dyn; moved = 0
-	};
+	/*
+	 * Phase 1.  The grace period began before the scan's first read:
+	 * the readers running then are the ones it must wait for.
+	 */
+#ifdef FIXED
+	d_step { mark_old(); d = booting && !online };
+	if
+	:: d -> printf("MSC: credit: phase 1, booting\n");
+		credit(); goto done
+	:: else -> skip
+	fi;
+	d_step { d = dyn; moved = 0 };	/* d1 = atomic_add_return(0, ...) */
+#else
+	d_step { mark_old(); d = dyn; moved = 0 };
+#endif
 	SAMPLE_NMI(n);
 	if
 	:: !d && !n -> printf("MSC: credit: phase 1, even, no NMI\n");
 		credit(); goto done
 	:: else -> skip
 	fi;
-	/* Phase 2: d2 */
+	/* Phase 2 */
+#ifdef FIXED
+	if
+	:: booting && !online -> printf("MSC: credit: phase 2, booting\n");
+		credit(); goto done
+	:: else -> skip
+	fi;
+#endif
+	/* d2 */
 	d_step { d = dyn; mv = moved };
 	SAMPLE_NMI(n);
 	if

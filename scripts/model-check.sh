@@ -30,6 +30,7 @@ fixed|PASS|-DFIXED|
 fixed-no-irq-hook|FAIL|-DFIXED -DNO_IRQ_ENTER_HOOK|credit:
 fixed-scan-ignores-nmi|FAIL|-DFIXED -DSCAN_IGNORES_NMI|in_nmi = 1;credit:
 fixed-exit-tp-irqs-on|FAIL|-DFIXED -DEXIT_TP_IRQS_ON|credit:
+fixed-boot-nmi|FAIL|-DFIXED -DBOOT_NMI|credit: phase [12], booting
 '
 
 main() {
