@@ -12,8 +12,9 @@
 # broken one).
 # Prints per variant the pan statistics, for a failure the first lines of
 # the trail (spin -t -p, shortest trail: breadth-first search), then a line
-# "model: NAME PASS|FAIL (states=..., transitions=...)" with "as expected"
-# or "UNEXPECTED", and finally "model: N variants as expected, M not".
+# "model: NAME PASS|FAIL (states=..., transitions=..., ...)" followed by
+# "as expected" or "UNEXPECTED, expected ...", and finally
+# "model: N variants as expected, M not".
 # Exit 0 only if every variant behaved as expected.
 set -u
 
@@ -123,10 +124,10 @@ run_variant() {
 	fi
 
 	if [ "$got" = "$expect" ]; then
-		echo "model: $name $got (as expected; $stats)"
+		echo "model: $name $got ($stats) as expected"
 		return 0
 	fi
-	echo "model: $name $got (expected $expect; $stats) UNEXPECTED"
+	echo "model: $name $got ($stats) UNEXPECTED, expected $expect"
 	return 1
 }
 
