@@ -8,6 +8,7 @@
 # the model can no longer see the bug it exists to see.
 #   scripts/model-check.sh [VARIANT...]     default: every variant
 # Environment: MODEL_TRAIL_LINES (default 40) lines of each trail shown;
+# MODEL_JOBS (default 2) variants checked at a time;
 # MODEL_FILE another copy of the model (to check that the check catches a
 # broken one).
 # Prints per variant the pan statistics, for a failure the first lines of
@@ -21,6 +22,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODEL=${MODEL_FILE:-$TOP/model/dynticks.pml}
 TRAIL_LINES=${MODEL_TRAIL_LINES:-40}
+JOBS=${MODEL_JOBS:-2}
 
 # name | expected | spin -D flags | what the trail must show (awk regexps,
 # in this order, separated by ;)
@@ -35,7 +37,7 @@ fixed-boot-nmi|FAIL|-DFIXED -DBOOT_NMI|credit: phase [12], booting
 '
 
 main() {
-	local want=" $* " ok=0 bad=0 name expect flags marks
+	local want=" $* " ok=0 bad=0 name expect flags marks names=()
 
 	for tool in spin gcc; do
 		command -v $tool >/dev/null ||
@@ -45,15 +47,28 @@ main() {
 	TMPD=$(mktemp -d) || exit 1
 	trap 'rm -rf "$TMPD"' EXIT
 
+	# MODEL_JOBS variants at a time, each to its own log; the logs are
+	# printed in list order once all are done.
 	while IFS='|' read -r name expect flags marks; do
 		[ -n "$name" ] || continue
 		[ "$want" = "  " ] || [[ $want == *" $name "* ]] || continue
-		if run_variant "$TMPD/$name" "$name" "$expect" "$flags" "$marks"; then
+		names+=("$name")
+		while [ "$(jobs -pr | wc -l)" -ge "$JOBS" ]; do
+			wait -n
+		done
+		( run_variant "$TMPD/$name" "$name" "$expect" "$flags" "$marks"
+		  echo $? >"$TMPD/$name.rc" ) >"$TMPD/$name.log" 2>&1 &
+	done <<<"$VARIANTS"
+	wait
+	[ ${#names[@]} -gt 0 ] || { echo "model: no variant named:$want" >&2; exit 1; }
+	for name in "${names[@]}"; do
+		cat "$TMPD/$name.log"
+		if [ "$(cat "$TMPD/$name.rc" 2>/dev/null)" = 0 ]; then
 			ok=$((ok + 1))
 		else
 			bad=$((bad + 1))
 		fi
-	done <<<"$VARIANTS"
+	done
 	echo "model: $ok variants as expected, $bad not"
 	[ $((ok + bad)) -gt 0 ] && [ $bad -eq 0 ]
 }
