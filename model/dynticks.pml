@@ -4,7 +4,9 @@
  * the 6.1 idle loop with trcu's hooks, and force_quiescent_state() on
  * another CPU sampling its counter in two phases.  The scan must never
  * credit the CPU while a reader that was already running when the scan
- * began (its phase-1 sample) is still running.
+ * began (its first read, in phase 1) is still running.  One CPU and one
+ * scanner suffice: the scan judges each CPU by that CPU's counter and
+ * NMI bit alone, and scans are serialised by fqslock.
  *
  * Variants (spin -D...), one model so that the hooks are the only
  * difference:
@@ -46,7 +48,7 @@ byte ctx = TASK;	/* context running on the CPU */
 bit irqs_on = 1;	/* the CPU's IF flag */
 bit kp;			/* current_kprobe set: a kprobe pre-handler runs */
 bit dyn = 1;		/* ->dynticks & 1: odd (1) = non-idle */
-bit moved;		/* ->dynticks changed since the scan's phase 1 */
+bit moved;		/* ->dynticks changed since the scan's snapshot */
 bit in_nmi;		/* NMI_MASK in the CPU's preempt count */
 #ifndef FIXED
 bit in_idle;		/* trcu_dynticks.in_idle */
@@ -55,7 +57,7 @@ bit booting;		/* trcu_dynticks.booting: brought up, no switch yet */
 bit online = 1;		/* cpu_online() */
 #endif
 bit rd[3];		/* a reader runs in context TASK/IRQ/NMI */
-bit old[3];		/* ... and was running at the scan's phase 1 */
+bit old[3];		/* ... and was running at the scan's first read */
 
 /*
  * One ->dynticks change.  The parity and "changed since the snapshot" is
