@@ -21,9 +21,9 @@
  *                       must fail, else the fixed model proves nothing
  *   -DFIXED -DSCAN_IGNORES_NMI   the fixed hooks, but the scan does not
  *                       look at the NMI bit: must fail
- *   -DFIXED -DBOOT_NMI  the fixed hooks, and an NMI reader may run on a CPU
- *                       being brought up before it is online: fails,
- *                       the booting credit does not look at the NMI bit
+ *   -DFIXED -DBOOT_NMI  the fixed hooks, but the booting credit does not
+ *                       look at the NMI bit: an NMI reader on a CPU being
+ *                       brought up, before it is online, is credited: fails
  *   -DFIXED -DEXIT_TP_IRQS_ON    the PWR_EVENT_EXIT probe tests and bumps
  *                       the counter with irqs on: must fail (an irq
  *                       between the test and the add bumps it first)
@@ -318,16 +318,10 @@ end:
 /*
  * NMIs, at any time but inside another NMI.  nmi_enter() sets the NMI
  * bit before any handler; trcu_nmi_handler() (first) is a barrier only.
- * Not on a CPU being brought up before it is online (see BOOT_NMI): the
- * booting credit assumes that such a CPU runs nothing at all.
+ * Also on a CPU being brought up before it is online: the booting credit
+ * checks the NMI bit too (trcu_dynticks_not_started()).
  */
-#if defined(FIXED) && !defined(BOOT_NMI)
-#define NMI_CAN_COME	online
-#else
-#define NMI_CAN_COME	1
-#endif
-
-active proctype cpu_nmi() provided (NMI_CAN_COME)
+active proctype cpu_nmi()
 {
 	byte saved;
 end:
@@ -380,7 +374,11 @@ active proctype scanner()
 	 * the readers running then are the ones it must wait for.
 	 */
 #ifdef FIXED
+#ifdef BOOT_NMI
 	d_step { mark_old(); d = booting && !online };
+#else
+	d_step { mark_old(); d = booting && !online && !in_nmi };
+#endif
 	if
 	:: d -> printf("MSC: credit: phase 1, booting\n");
 		credit(); goto done
@@ -399,7 +397,12 @@ active proctype scanner()
 	/* Phase 2 */
 #ifdef FIXED
 	if
+#ifdef BOOT_NMI
 	:: booting && !online -> printf("MSC: credit: phase 2, booting\n");
+#else
+	:: booting && !online && !in_nmi ->
+		printf("MSC: credit: phase 2, booting\n");
+#endif
 		credit(); goto done
 	:: else -> skip
 	fi;

@@ -110,7 +110,8 @@ bool trcu_dynticks_not_started(int cpu)
 
 	if (!READ_ONCE(rdtp->booting))
 		return false;
-	ret = !cpu_online(cpu);
+	/* Not even an NMI reader: NMIs are not masked before it is up. */
+	ret = !cpu_online(cpu) && !trcu_dynticks_in_nmi(cpu);
 	smp_mb(); /* The online check before the QS it allows. */
 	return ret;
 }
