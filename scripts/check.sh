@@ -41,6 +41,7 @@ UNIT=()
 if [ "$ONLY_MUTANTS" -eq 0 ]; then
 	UNIT+=(verdict)
 	[ -f tests/geometry/Makefile ] && UNIT+=(geometry)
+	UNIT+=(model rst)
 	mapfile -t SCENS < <(list guest/check-list)
 else
 	SCENS=()
@@ -89,6 +90,8 @@ for u in "${UNIT[@]}"; do
 	case "$u" in
 	verdict) cmd=(python3 tests/verdict/run-tests.py) ;;
 	geometry) cmd=(make -C tests/geometry check) ;;
+	model) cmd=(scripts/model-check.sh) ;;
+	rst) cmd=(scripts/rst-check.sh) ;;
 	esac
 	if "${cmd[@]}" >"$log" 2>&1; then
 		result "unit:$u" PASS "$(grep -v '^make' "$log" | tail -n 1)"
