@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench: trcu against rcu/rcu_bh/srcu in one boot (make bench, issue 5).
+# bench: trcu against rcu/rcu_bh/srcu in one boot (make bench).
 # Loads trcuscale.ko once per measurement and prints machine-readable
 #   trcuscale: RESULT test=<t> flavor=<f> tag=<tag> key=value ...
 # lines on the console (the module prints most; the lines this script
@@ -55,7 +55,7 @@ else
 	# took ~25 s under single-threaded TCG (see README, Benchmarks).
 	CONT_CALLS=30 CONT_BUSY=0
 	# Many vCPUs under single-threaded TCG: every vCPU runs at 1/N
-	# speed, so keep the number of calls modest (issue: 64 vCPUs).
+	# speed, so keep the number of calls modest (64 vCPUs).
 	[ "$CPUS" -gt 16 ] && SCALE_CALLS=50
 	[ "$CPUS" -gt 32 ] && SCALE_CALLS=30
 fi
