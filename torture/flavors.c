@@ -35,12 +35,27 @@ static unsigned long tt_trcu_gp_count(void)
 	return trcu_batches_completed();
 }
 
+/*
+ * trcuscale times @n of these at a time: the loop is here, so that no
+ * indirect call sits between the pairs it measures.
+ */
+static void tt_trcu_readsection(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		trcu_read_lock();
+		trcu_read_unlock();
+	}
+}
+
 static const struct trcu_torture_ops tt_trcu_ops = {
 	.name		= "trcu",
 	.gp_count_strict = true,
 	.readlock	= tt_trcu_readlock,
 	.readunlock	= tt_trcu_readunlock,
 	.get_gp_count	= tt_trcu_gp_count,
+	.readsection	= tt_trcu_readsection,
 	.sync		= synchronize_trcu,
 	.call		= call_trcu,
 	.cb_barrier	= trcu_barrier,
@@ -83,12 +98,24 @@ static unsigned long tt_trcu_bh_gp_count(void)
 	return trcu_batches_completed_bh();
 }
 
+static void tt_trcu_bh_readsection(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		trcu_read_lock_bh();
+		trcu_read_unlock_bh();
+	}
+}
+
 static const struct trcu_torture_ops tt_trcu_bh_ops = {
 	.name		= "trcu_bh",
 	.gp_count_strict = true,
 	.readlock	= tt_trcu_bh_readlock,
 	.readunlock	= tt_trcu_bh_readunlock,
 	.get_gp_count	= tt_trcu_bh_gp_count,
+	.readsection	= tt_trcu_bh_readsection,
+	.bh_readers	= true,
 	.sync		= synchronize_trcu_bh,
 	.call		= call_trcu_bh,
 	.cb_barrier	= trcu_barrier_bh,
@@ -108,159 +135,6 @@ static const struct trcu_torture_ops tt_trcu_bh_exp_ops = {
 	.sync		= synchronize_trcu_bh_expedited,
 	.call		= call_trcu_bh,
 	.cb_barrier	= trcu_barrier_bh,
-};
-
-/* ---- rcu: the kernel's own RCU, through its exported API -------------- */
-
-static int tt_rcu_readlock(void)
-	__acquires(RCU)
-{
-	rcu_read_lock();
-	return 0;
-}
-
-static void tt_rcu_readunlock(int idx)
-	__releases(RCU)
-{
-	rcu_read_unlock();
-}
-
-/*
- * rcu_get_gp_seq() is a sequence number whose low two bits are the state
- * of the current grace period (rcu_seq_ctr() in kernel/rcu/rcu.h, which
- * is internal); the upper bits count grace periods.  The kernel starts it
- * 300 grace periods short of wrapping (to exercise wrap handling), so the
- * counter is taken relative to a base, in modular arithmetic, before the
- * shift: (now >> 2) - (base >> 2) would be garbage across the wrap.
- */
-#define TT_RCU_SEQ_CTR_SHIFT	2
-static unsigned long tt_rcu_seq_base;
-
-static int tt_rcu_init(void)
-{
-	tt_rcu_seq_base = rcu_get_gp_seq() & ~((1UL << TT_RCU_SEQ_CTR_SHIFT) - 1);
-	return 0;
-}
-
-static unsigned long tt_rcu_gp_count(void)
-{
-	return (rcu_get_gp_seq() - tt_rcu_seq_base) >> TT_RCU_SEQ_CTR_SHIFT;
-}
-
-static const struct trcu_torture_ops tt_rcu_ops = {
-	.name		= "rcu",
-	.init		= tt_rcu_init,
-	.readlock	= tt_rcu_readlock,
-	.readunlock	= tt_rcu_readunlock,
-	.get_gp_count	= tt_rcu_gp_count,
-	.sync		= synchronize_rcu,
-	.call		= call_rcu,
-	.cb_barrier	= rcu_barrier,
-};
-
-/*
- * ---- rcu_bh: since 5.0 the bh flavour is merged into RCU: readers are
- * bh-disabled regions, updaters use the normal RCU update side.
- * local_bh_enable() must not run in hardirq/NMI context or with irqs off,
- * where bottom halves cannot run anyway: there a preempt-disabled region
- * is an equivalent reader for the merged RCU.
- */
-static int tt_rcu_bh_readlock(void)
-	__acquires(RCU_BH)
-{
-	if (in_hardirq() || in_nmi() || irqs_disabled()) {
-		rcu_read_lock_sched();
-		/* For sparse: both paths hold "RCU_BH" for the caller. */
-		__release(RCU_SCHED);
-		__acquire(RCU_BH);
-		return 1;
-	}
-	rcu_read_lock_bh();
-	return 0;
-}
-
-static void tt_rcu_bh_readunlock(int idx)
-	__releases(RCU_BH)
-{
-	if (idx) {
-		__release(RCU_BH);
-		__acquire(RCU_SCHED);
-		rcu_read_unlock_sched();
-	} else
-		rcu_read_unlock_bh();
-}
-
-static const struct trcu_torture_ops tt_rcu_bh_ops = {
-	.name		= "rcu_bh",
-	.init		= tt_rcu_init,
-	.readlock	= tt_rcu_bh_readlock,
-	.readunlock	= tt_rcu_bh_readunlock,
-	.get_gp_count	= tt_rcu_gp_count,
-	.sync		= synchronize_rcu,
-	.call		= call_rcu,
-	.cb_barrier	= rcu_barrier,
-};
-
-/*
- * ---- srcu on a module-local srcu_struct.  Readers may sleep.  6.1's tree
- * SRCU read lock is a this_cpu_inc(), a single instruction on x86, so
- * timer and NMI readers are safe on this architecture.
- */
-static struct srcu_struct tt_srcu;
-
-static int tt_srcu_init(void)
-{
-	return init_srcu_struct(&tt_srcu);
-}
-
-static void tt_srcu_cleanup(void)
-{
-	cleanup_srcu_struct(&tt_srcu);
-}
-
-static int tt_srcu_readlock(void)
-	__acquires(&tt_srcu)
-{
-	return srcu_read_lock(&tt_srcu);
-}
-
-static void tt_srcu_readunlock(int idx)
-	__releases(&tt_srcu)
-{
-	srcu_read_unlock(&tt_srcu, idx);
-}
-
-static unsigned long tt_srcu_gp_count(void)
-{
-	return srcu_batches_completed(&tt_srcu);
-}
-
-static void tt_srcu_sync(void)
-{
-	synchronize_srcu(&tt_srcu);
-}
-
-static void tt_srcu_call(struct rcu_head *head, rcu_callback_t func)
-{
-	call_srcu(&tt_srcu, head, func);
-}
-
-static void tt_srcu_barrier(void)
-{
-	srcu_barrier(&tt_srcu);
-}
-
-static const struct trcu_torture_ops tt_srcu_ops = {
-	.name		= "srcu",
-	.init		= tt_srcu_init,
-	.cleanup	= tt_srcu_cleanup,
-	.readlock	= tt_srcu_readlock,
-	.readunlock	= tt_srcu_readunlock,
-	.get_gp_count	= tt_srcu_gp_count,
-	.sync		= tt_srcu_sync,
-	.call		= tt_srcu_call,
-	.cb_barrier	= tt_srcu_barrier,
-	.sleepable_readers = true,
 };
 
 /*

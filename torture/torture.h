@@ -45,6 +45,17 @@ struct trcu_torture_ops {
 	unsigned long (*start_poll)(void);
 	bool (*poll_state)(unsigned long cookie);
 	void (*cond_sync)(unsigned long cookie);
+	/*
+	 * Optional, for trcuscale: run @n empty read-side critical
+	 * sections back to back and return, so that the benchmark can time
+	 * a flavour's readers without knowing it (and without an indirect
+	 * call per section).  bh_readers: those sections disable bottom
+	 * halves, so trcuscale times them with irqs on (with irqs off the
+	 * bh read locks take another path, and local_bh_enable() may run
+	 * softirqs).
+	 */
+	void (*readsection)(unsigned long n);
+	bool bh_readers;
 	bool sleepable_readers;		/* readers may block (SRCU) */
 	bool selftest;			/* deliberately broken: must FAIL */
 	/*
@@ -66,6 +77,18 @@ unsigned long srcu_batches_completed(struct srcu_struct *sp);
 
 const struct trcu_torture_ops *trcu_torture_ops_find(const char *name);
 void trcu_torture_ops_list(char *buf, size_t len);
+
+/*
+ * flavors_rcu.c: the flavours that need only the kernel's RCU and SRCU
+ * (trcuscale_base.ko links this file alone).  The torture's list refers
+ * to three of them, and the busted flavours reuse the rcu reader.
+ */
+extern const struct trcu_torture_ops tt_rcu_ops, tt_rcu_bh_ops, tt_srcu_ops;
+const struct trcu_torture_ops *tt_rcu_flavor_find(const char *name);
+int tt_rcu_readlock(void);
+void tt_rcu_readunlock(int idx);
+int tt_rcu_init(void);
+unsigned long tt_rcu_gp_count(void);
 
 /* Parameters (main.c), already validated when the stressors start. */
 extern char *torture_type;

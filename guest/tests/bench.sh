@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench: trcu against rcu/rcu_bh/srcu in one boot (make bench, issue 5).
+# bench: trcu against rcu/rcu_bh/srcu in one boot (make bench).
 # Loads trcuscale.ko once per measurement and prints machine-readable
 #   trcuscale: RESULT test=<t> flavor=<f> tag=<tag> key=value ...
 # lines on the console (the module prints most; the lines this script
@@ -55,7 +55,7 @@ else
 	# took ~25 s under single-threaded TCG (see README, Benchmarks).
 	CONT_CALLS=30 CONT_BUSY=0
 	# Many vCPUs under single-threaded TCG: every vCPU runs at 1/N
-	# speed, so keep the number of calls modest (issue: 64 vCPUs).
+	# speed, so keep the number of calls modest (64 vCPUs).
 	[ "$CPUS" -gt 16 ] && SCALE_CALLS=50
 	[ "$CPUS" -gt 32 ] && SCALE_CALLS=30
 fi
@@ -94,6 +94,25 @@ scale() {
 		return 1
 	fi
 	return 0
+}
+
+# refuse NAME REASON MOD ARGS...: a load of MOD that must fail, with
+# REASON in its error: trcuscale_base has no trcu flavour, and a test
+# takes only a flavour that has the ops it calls.  An error if it loads,
+# or fails for another reason (a missing symbol, a bad parameter).
+refuse() {
+	local name=$1 reason=$2 mod=$3 n
+	shift 3
+	n=$(dmesg_lines)
+	RUNS=$((RUNS + 1))
+	if insmod $M/$mod.ko "$@" 2>/dev/null; then
+		rmmod $mod
+		fail "bench-refuse-$name" "insmod $mod.ko $* loaded, it must fail"
+		ERRS=$((ERRS + 1))
+	elif ! dmesg_since "$n" | grep -q "trcuscale: $reason"; then
+		fail "bench-refuse-$name" "insmod $mod.ko $* failed without \"$reason\""
+		ERRS=$((ERRS + 1))
+	fi
 }
 
 TRCU_IN=0
@@ -236,6 +255,17 @@ fi
 # --- everything else with trcu loaded --------------------------------
 if has read || has gp || has cb || has scale; then
 	trcu_load || exit 1
+fi
+# Smoke: the loads trcuscale must refuse (with trcu.ko loaded, so that
+# a trcu flavour fails only where the module cannot reach it).
+if [ "$SMOKE" = 1 ] && [ "$TRCU_IN" = 1 ]; then
+	part_begin
+	refuse base-trcu "flavor=trcu needs trcuscale.ko" trcuscale_base test=read flavor=trcu loops=1000
+	refuse base-all "flavor=trcu needs trcuscale.ko" trcuscale_base test=read flavor=all loops=1000
+	refuse gp-floor "invalid flavor=floor for test=gp" trcuscale test=gp flavor=floor ncalls=1
+	refuse cb-floor "invalid flavor=floor for test=cb" trcuscale test=cb flavor=floor duration_ms=100
+	refuse read-exp "invalid flavor=trcu_exp for test=read" trcuscale test=read flavor=trcu_exp loops=1000
+	part_done refuse
 fi
 if has read; then
 	part_begin

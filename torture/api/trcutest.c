@@ -12,7 +12,8 @@
  *   deref=4   trcu_dereference_bh() with only preemption off (bad)
  *   deref=5   trcu_dereference_protected(p, false)           (bad)
  *   poll=N    N rounds of the polled API around synchronize_trcu()
- *   bench=N   latency of N synchronize_trcu{,_expedited}() calls
+ *   bench=N   latency of N synchronize_trcu{,_bh}{,_expedited}() calls,
+ *             through the torture's ops tables (flavors.c)
  *   bhirq=1   trcu_bh readers whose interrupt state changes inside
  *             them (begun with irqs off and ended with them on, and the
  *             reverse) leave the preempt count as they found it
@@ -31,6 +32,8 @@
 #include <linux/rcupdate.h>
 #include <linux/delay.h>
 #include <trcu.h>
+
+#include "../torture.h"
 
 static int deref;
 module_param(deref, int, 0444);
@@ -161,7 +164,7 @@ static int tt_poll(int n)
 	return bad ? -EIO : 0;
 }
 
-static void tt_bench_one(const char *name, void (*sync)(void), int n)
+static void tt_bench_one(const struct trcu_torture_ops *ops, int n)
 {
 	ktime_t t0 = ktime_get(), t;
 	s64 min = S64_MAX, max = 0, d;
@@ -169,23 +172,33 @@ static void tt_bench_one(const char *name, void (*sync)(void), int n)
 
 	for (i = 0; i < n; i++) {
 		t = ktime_get();
-		sync();
+		ops->sync();
 		d = ktime_us_delta(ktime_get(), t);
 		min = min(min, d);
 		max = max(max, d);
 	}
-	pr_info("bench: %s x%d: avg %lld us, min %lld us, max %lld us\n", name,
-		n, ktime_us_delta(ktime_get(), t0) / n, min, max);
+	pr_info("bench: %s sync x%d: avg %lld us, min %lld us, max %lld us\n",
+		ops->name, n, ktime_us_delta(ktime_get(), t0) / n, min, max);
 }
+
+/* trcu's flavours: normal and expedited grace periods, each of both. */
+static const char * const tt_bench_flavors[] = {
+	"trcu", "trcu_exp", "trcu_bh", "trcu_bh_exp",
+};
 
 static int tt_bench(int n)
 {
-	tt_bench_one("synchronize_trcu", synchronize_trcu, n);
-	tt_bench_one("synchronize_trcu_expedited", synchronize_trcu_expedited,
-		     n);
-	tt_bench_one("synchronize_trcu_bh", synchronize_trcu_bh, n);
-	tt_bench_one("synchronize_trcu_bh_expedited",
-		     synchronize_trcu_bh_expedited, n);
+	const struct trcu_torture_ops *ops;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tt_bench_flavors); i++) {
+		ops = trcu_torture_ops_find(tt_bench_flavors[i]);
+		if (!ops) {
+			pr_err("bench: no flavour %s\n", tt_bench_flavors[i]);
+			return -EIO;
+		}
+		tt_bench_one(ops, n);
+	}
 	return 0;
 }
 

@@ -26,10 +26,12 @@
  *   ipi     synchronous IPIs from updater_cpu to ctx_cpu (idle): ns per
  *           IPI: trcu's irq-entry and idle-loop hook tax.
  *
- * trcuscale.ko needs trcu.ko loaded.  trcuscale_base.ko is this file
- * built without any reference to trcu (trcuscale_base.c): it runs every
- * test but the trcu flavours, so the hook-tax and energy tests measure the
- * same boot before trcu is loaded and after (with trcuscale.ko).
+ * The flavours are the ops tables the torture uses (flavors.c,
+ * flavors_rcu.c); this file knows them only by name.  Two modules link it:
+ * trcuscale.ko (scale_trcu.c: every flavour, needs trcu.ko loaded) and
+ * trcuscale_base.ko (scale_base.c: flavors_rcu.c's only, no reference to
+ * trcu.ko), so the hook-tax and energy tests measure the same boot before
+ * trcu is loaded and after.
  */
 #define pr_fmt(fmt) "trcuscale: " fmt
 
@@ -46,38 +48,11 @@
 #include <linux/cpumask.h>
 #include <linux/completion.h>
 #include <linux/rcupdate.h>
-#include <linux/srcu.h>
 #include <linux/atomic.h>
 #include <linux/ctype.h>
 
-#ifndef TRCUSCALE_NO_TRCU
-#include <trcu.h>
-#define TRCUSCALE_HAVE_TRCU	true
-#else
-/*
- * trcuscale_base.ko (trcuscale_base.c): the same tests without any
- * reference to trcu.ko, so they run before trcu is loaded (hook tax,
- * energy baseline).  Its init refuses the trcu flavours; these stubs only
- * keep the code common and are never called.
- */
-#define TRCUSCALE_HAVE_TRCU	false
-static inline void trcu_read_lock(void) { }
-static inline void trcu_read_unlock(void) { }
-static inline void trcu_read_lock_bh(void) { }
-static inline void trcu_read_unlock_bh(void) { }
-static inline void call_trcu(struct rcu_head *h, rcu_callback_t f) { }
-static inline void call_trcu_bh(struct rcu_head *h, rcu_callback_t f) { }
-static inline void synchronize_trcu(void) { }
-static inline void synchronize_trcu_bh(void) { }
-static inline void trcu_barrier(void) { }
-static inline void trcu_barrier_bh(void) { }
-#endif
-
-/* Added to trcu.ko by another change; looked up with symbol_get(). */
-void synchronize_trcu_expedited(void);
-
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("trcu benchmarks against RCU and SRCU");
+#include "torture.h"
+#include "scale.h"
 
 static char *test = "read";
 module_param(test, charp, 0444);
@@ -120,67 +95,30 @@ static long cb_max = 1000000;
 module_param(cb_max, long, 0444);
 MODULE_PARM_DESC(cb_max, "cb: outstanding callbacks at which posting pauses (1000..10^8)");
 
-enum tflavor { F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU, F_FLOOR,
-	       F_TRCU_EXP, F_RCU_EXP, F_ALL, F_NR };
-static const char * const flavor_names[F_NR] = {
-	"trcu", "trcu_bh", "rcu", "rcu_bh", "srcu", "floor",
-	"trcu_exp", "rcu_exp", "all",
+/*
+ * The flavours the benchmarks accept, by their ops tables' names.
+ * flavor=all (read only) interleaves those with a readsection(), in this
+ * order; a test takes a flavour only if it has the ops the test needs.
+ */
+static const char * const flavor_names[] = {
+	"floor", "trcu", "trcu_bh", "rcu", "rcu_bh", "srcu",
+	"trcu_exp", "rcu_exp",
 };
+#define F_NR	ARRAY_SIZE(flavor_names)
+#define F_ALL	(-1)
 
-/* The read-side flavours flavor=all interleaves, chunk by chunk. */
-static const enum tflavor read_all[] = {
-	F_FLOOR, F_TRCU, F_TRCU_BH, F_RCU, F_RCU_BH, F_SRCU,
-};
+/* flavor_names[i]'s ops, as the module's lookup found them (or NULL). */
+static const struct trcu_torture_ops *fops[F_NR];
 
 enum ttest { T_READ, T_GP, T_CB, T_CTXSW, T_IPI, T_NR };
 static const char * const test_names[T_NR] = {
 	"read", "gp", "cb", "ctxsw", "ipi",
 };
 
-static enum tflavor fl;
+static int fl;				/* index in flavor_names[] or F_ALL */
 static enum ttest tt;
-DEFINE_STATIC_SRCU(trcuscale_srcu);
-static void (*sync_trcu_exp)(void);	/* symbol_get() result or NULL */
 
 /* ---- read side --------------------------------------------------------- */
-
-/*
- * One tight loop per flavour, so the timed loop makes no indirect call
- * (retpolines would dwarf a preempt_disable()).  Every lock/unlock
- * contains a compiler barrier, so the loops are not optimized away.
- */
-#define TRCUSCALE_READ_LOOP(name, lock, unlock)			\
-static noinline void trcuscale_read_##name(unsigned long n)		\
-{									\
-	unsigned long i;						\
-									\
-	for (i = 0; i < n; i++) {					\
-		lock;							\
-		unlock;							\
-	}								\
-}
-
-TRCUSCALE_READ_LOOP(trcu, trcu_read_lock(), trcu_read_unlock())
-TRCUSCALE_READ_LOOP(trcu_bh, trcu_read_lock_bh(), trcu_read_unlock_bh())
-TRCUSCALE_READ_LOOP(rcu, rcu_read_lock(), rcu_read_unlock())
-TRCUSCALE_READ_LOOP(rcu_bh, rcu_read_lock_bh(), rcu_read_unlock_bh())
-TRCUSCALE_READ_LOOP(floor, preempt_disable(), preempt_enable())
-
-static noinline void trcuscale_read_srcu(unsigned long n)
-{
-	unsigned long i;
-	int idx;
-
-	for (i = 0; i < n; i++) {
-		idx = srcu_read_lock(&trcuscale_srcu);
-		srcu_read_unlock(&trcuscale_srcu, idx);
-	}
-}
-
-static bool trcuscale_bh(enum tflavor f)
-{
-	return f == F_TRCU_BH || f == F_RCU_BH;
-}
 
 #define TRCUSCALE_CHUNK	100000UL
 
@@ -191,36 +129,19 @@ static bool trcuscale_bh(enum tflavor f)
  * takes its hardirq-safe preempt_disable() path (not the one measured)
  * and local_bh_enable() may run softirqs with irqs re-enabled.  Those two
  * are timed with irqs on; both bh flavours alike, so their ratio holds.
+ * The loop itself is the flavour's readsection(): one indirect call per
+ * chunk, none per pair.
  */
-static u64 trcuscale_read_chunk(enum tflavor f, unsigned long n)
+static u64 trcuscale_read_chunk(int f, unsigned long n)
 {
 	unsigned long flags = 0;
-	bool irqoff = !trcuscale_bh(f);
+	bool irqoff = !fops[f]->bh_readers;
 	u64 t0, t1;
 
 	if (irqoff)
 		local_irq_save(flags);
 	t0 = ktime_get_ns();
-	switch (f) {
-	case F_TRCU:
-		trcuscale_read_trcu(n);
-		break;
-	case F_TRCU_BH:
-		trcuscale_read_trcu_bh(n);
-		break;
-	case F_RCU:
-		trcuscale_read_rcu(n);
-		break;
-	case F_RCU_BH:
-		trcuscale_read_rcu_bh(n);
-		break;
-	case F_SRCU:
-		trcuscale_read_srcu(n);
-		break;
-	default:
-		trcuscale_read_floor(n);
-		break;
-	}
+	fops[f]->readsection(n);
 	t1 = ktime_get_ns();
 	if (irqoff)
 		local_irq_restore(flags);
@@ -256,9 +177,9 @@ static int trcuscale_read_thread(void *arg)
 	while (left) {
 		n = min(left, TRCUSCALE_CHUNK);
 		if (fl == F_ALL) {
-			for (i = 0; i < ARRAY_SIZE(read_all); i++)
-				c->ns[read_all[i]] +=
-					trcuscale_read_chunk(read_all[i], n);
+			for (i = 0; i < F_NR; i++)
+				if (fops[i]->readsection)
+					c->ns[i] += trcuscale_read_chunk(i, n);
 		} else {
 			c->ns[fl] += trcuscale_read_chunk(fl, n);
 		}
@@ -280,7 +201,7 @@ static void trcuscale_fmt(char *buf, size_t len, u64 num, u64 den)
 }
 
 /* One RESULT line for read-side flavour @f over the @n CPUs. */
-static void trcuscale_read_report(enum tflavor f, int n)
+static void trcuscale_read_report(int f, int n)
 {
 	u64 sum = 0, mn = U64_MAX, mx = 0;
 	char avg[32], smin[32], smax[32];
@@ -298,7 +219,7 @@ static void trcuscale_read_report(enum tflavor f, int n)
 	trcuscale_fmt(smax, sizeof(smax), mx, loops);
 	pr_info("RESULT test=read flavor=%s tag=%s cpus=%d loops=%lu irqs=%s mode=%s ns=%s min=%s max=%s\n",
 		flavor_names[f], tag, n, loops,
-		trcuscale_bh(f) ? "on" : "off",
+		fops[f]->bh_readers ? "on" : "off",
 		fl == F_ALL ? "interleaved" : "alone", avg, smin, smax);
 }
 
@@ -348,114 +269,27 @@ static int trcuscale_test_read(void)
 		trcuscale_read_report(fl, n);
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(read_all); i++)
-		trcuscale_read_report(read_all[i], n);
+	for (i = 0; i < F_NR; i++)
+		if (fops[i]->readsection)
+			trcuscale_read_report(i, n);
 	return 0;
 }
 
 /* ---- update side ------------------------------------------------------- */
-
-static void trcuscale_sync(enum tflavor f)
-{
-	switch (f) {
-	case F_TRCU:
-		synchronize_trcu();
-		break;
-	case F_TRCU_BH:
-		synchronize_trcu_bh();
-		break;
-	case F_RCU:
-	case F_RCU_BH:
-		synchronize_rcu();
-		break;
-	case F_SRCU:
-		synchronize_srcu(&trcuscale_srcu);
-		break;
-	case F_TRCU_EXP:
-		sync_trcu_exp();
-		break;
-	case F_RCU_EXP:
-		synchronize_rcu_expedited();
-		break;
-	default:
-		break;
-	}
-}
-
-static void trcuscale_call(enum tflavor f, struct rcu_head *h,
-			   rcu_callback_t func)
-{
-	switch (f) {
-	case F_TRCU:
-		call_trcu(h, func);
-		break;
-	case F_TRCU_BH:
-		call_trcu_bh(h, func);
-		break;
-	case F_SRCU:
-		call_srcu(&trcuscale_srcu, h, func);
-		break;
-	default:
-		call_rcu(h, func);
-		break;
-	}
-}
-
-static void trcuscale_barrier(enum tflavor f)
-{
-	switch (f) {
-	case F_TRCU:
-		trcu_barrier();
-		break;
-	case F_TRCU_BH:
-		trcu_barrier_bh();
-		break;
-	case F_SRCU:
-		srcu_barrier(&trcuscale_srcu);
-		break;
-	default:
-		rcu_barrier();
-		break;
-	}
-}
 
 /* Busy readers for gp busy=1: short sections of the flavour, back to back. */
 static bool busy_stop;
 
 static int trcuscale_busy_thread(void *arg)
 {
+	const struct trcu_torture_ops *ops = fops[fl];
 	unsigned long i = 0;
 	int idx;
 
 	while (!READ_ONCE(busy_stop)) {
-		switch (fl) {
-		case F_TRCU:
-		case F_TRCU_EXP:
-			trcu_read_lock();
-			udelay(1);
-			trcu_read_unlock();
-			break;
-		case F_TRCU_BH:
-			trcu_read_lock_bh();
-			udelay(1);
-			trcu_read_unlock_bh();
-			break;
-		case F_SRCU:
-			idx = srcu_read_lock(&trcuscale_srcu);
-			udelay(1);
-			srcu_read_unlock(&trcuscale_srcu, idx);
-			break;
-		case F_RCU_BH:
-			rcu_read_lock_bh();
-			udelay(1);
-			rcu_read_unlock_bh();
-			break;
-		default:
-			rcu_read_lock();
-			udelay(1);
-			rcu_read_unlock();
-			break;
-		}
+		idx = ops->readlock();
+		udelay(1);
+		ops->readunlock(idx);
 		/* A CPU-bound kernel loop, polite as kernel code must be. */
 		if (!(++i & 63))
 			cond_resched();
@@ -565,11 +399,11 @@ static int trcuscale_gp_work(void)
 	if (!lat)
 		return -ENOMEM;
 	/* One call outside the timing: first-use costs (kthreads waking). */
-	trcuscale_sync(fl);
+	fops[fl]->sync();
 	wall0 = ktime_get_ns();
 	for (i = 0; i < ncalls; i++) {
 		t0 = ktime_get_ns();
-		trcuscale_sync(fl);
+		fops[fl]->sync();
 		t1 = ktime_get_ns();
 		lat[i] = t1 - t0;
 		sum += lat[i];
@@ -638,14 +472,14 @@ static int trcuscale_cb_work(void)
 		}
 		if (!objsz)
 			objsz = ksize(h);
-		trcuscale_call(fl, h, trcuscale_cb_free);
+		fops[fl]->call(h, trcuscale_cb_free);
 		posted++;
 		if (!(posted & 255))
 			cond_resched();
 	}
 	t1 = ktime_get_ns();
 	inv_window = atomic_long_read(&cb_invoked);
-	trcuscale_barrier(fl);
+	fops[fl]->cb_barrier();
 	tb = ktime_get_ns();
 	pr_info("RESULT test=cb flavor=%s tag=%s busy=%d cpus=%d ms=%llu posted=%ld invoked=%ld posted_per_s=%llu invoked_per_s=%llu peak_out=%ld peak_kb=%llu pauses=%lu barrier_ms=%llu\n",
 		flavor_names[fl], tag, busy, num_online_cpus(),
@@ -713,7 +547,7 @@ static int trcuscale_ctxsw_work(void)
 	kthread_stop(t);
 	trcuscale_fmt(buf, sizeof(buf), t1 - t0, tax_rounds);
 	pr_info("RESULT test=ctxsw flavor=%s tag=%s cpu=%d rounds=%lu ns=%s\n",
-		flavor_names[fl], tag, ctx_cpu, tax_rounds, buf);
+		flavor, tag, ctx_cpu, tax_rounds, buf);
 	return 0;
 }
 
@@ -738,7 +572,7 @@ static int trcuscale_ipi_work(void)
 	t1 = ktime_get_ns();
 	trcuscale_fmt(buf, sizeof(buf), t1 - t0, tax_rounds);
 	pr_info("RESULT test=ipi flavor=%s tag=%s from=%d cpu=%d rounds=%lu ns=%s\n",
-		flavor_names[fl], tag, updater_cpu, ctx_cpu, tax_rounds, buf);
+		flavor, tag, updater_cpu, ctx_cpu, tax_rounds, buf);
 	return 0;
 }
 
@@ -778,12 +612,12 @@ static int trcuscale_check_params(void)
 	}
 	tt = i;
 	i = trcuscale_lookup(flavor, flavor_names, F_NR);
-	if (i < 0) {
+	if (i < 0 && strcmp(flavor, "all")) {
 		pr_err("invalid flavor=%s: allowed trcu|trcu_bh|rcu|rcu_bh|srcu|floor|trcu_exp|rcu_exp|all\n",
 		       flavor);
 		return -EINVAL;
 	}
-	fl = i;
+	fl = i < 0 ? F_ALL : i;
 	if (!trcuscale_tag_ok(tag)) {
 		pr_err("invalid tag: allowed 1..31 of [a-z0-9_-]\n");
 		return -EINVAL;
@@ -829,51 +663,93 @@ static int trcuscale_check_params(void)
 		       cb_max);
 		return -EINVAL;
 	}
-	/* Which flavours each test can use. */
-	if ((tt == T_READ && (fl == F_TRCU_EXP || fl == F_RCU_EXP)) ||
-	    (tt != T_READ && fl == F_ALL) ||
-	    (tt == T_GP && fl == F_FLOOR) ||
-	    (tt == T_CB && (fl == F_FLOOR || fl == F_TRCU_EXP ||
-			    fl == F_RCU_EXP))) {
+	if (tt != T_READ && fl == F_ALL) {
 		pr_err("invalid flavor=%s for test=%s\n", flavor, test);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Is flavour @f's implementation present (trcu.ko loaded)? */
-static bool trcuscale_flavor_present(enum tflavor f)
+/* Does flavour @ops have what test @tt calls? */
+static bool trcuscale_flavor_can(const struct trcu_torture_ops *ops)
 {
-	switch (f) {
-	case F_TRCU:
-	case F_TRCU_BH:
-	case F_TRCU_EXP:
-	case F_ALL:
-		return TRCUSCALE_HAVE_TRCU;
+	switch (tt) {
+	case T_READ:
+		return ops->readsection;
+	case T_GP:
+		return ops->sync;
+	case T_CB:
+		return ops->call && ops->cb_barrier;
 	default:
 		return true;
 	}
 }
 
-static int __init trcuscale_init(void)
+static bool finit[F_NR];		/* fops[i]->init() done */
+
+static void trcuscale_flavors_put(void)
+{
+	int i;
+
+	for (i = 0; i < F_NR; i++) {
+		if (finit[i] && fops[i]->cleanup)
+			fops[i]->cleanup();
+		finit[i] = false;
+		fops[i] = NULL;
+	}
+}
+
+/*
+ * Look up the flavour(s) the test measures with the module's @find, and
+ * set them up.  A flavour @find does not know is one this module cannot
+ * reach: trcuscale_base.ko has no trcu flavours.
+ */
+static int trcuscale_flavors_get(const struct trcu_torture_ops *(*find)(const char *name))
+{
+	int i, ret;
+
+	for (i = 0; i < F_NR; i++) {
+		if (fl != F_ALL && i != fl)
+			continue;
+		fops[i] = find(flavor_names[i]);
+		if (!fops[i]) {
+			pr_err("flavor=%s needs trcuscale.ko (and trcu.ko loaded), not trcuscale_base.ko\n",
+			       flavor_names[i]);
+			return -ENOENT;
+		}
+	}
+	if (fl != F_ALL && !trcuscale_flavor_can(fops[fl])) {
+		pr_err("invalid flavor=%s for test=%s\n", flavor, test);
+		return -EINVAL;
+	}
+	for (i = 0; i < F_NR; i++) {
+		if (!fops[i] || !trcuscale_flavor_can(fops[i]))
+			continue;
+		if (fops[i]->init) {
+			ret = fops[i]->init();
+			if (ret) {
+				pr_err("flavor=%s: init failed: %d\n",
+				       flavor_names[i], ret);
+				return ret;
+			}
+		}
+		finit[i] = true;
+	}
+	return 0;
+}
+
+int __init trcuscale_run(const struct trcu_torture_ops *(*find)(const char *name))
 {
 	int ret;
 
 	ret = trcuscale_check_params();
 	if (ret)
 		return ret;
-	if (tt != T_CTXSW && tt != T_IPI && !trcuscale_flavor_present(fl)) {
-		pr_err("flavor=%s needs trcuscale.ko (and trcu.ko loaded), not trcuscale_base.ko\n",
-		       flavor);
-		return -ENOENT;
-	}
-	if (tt == T_GP && fl == F_TRCU_EXP) {
-		sync_trcu_exp = symbol_get(synchronize_trcu_expedited);
-		if (!sync_trcu_exp) {
-			pr_info("RESULT test=%s flavor=trcu_exp tag=%s na=1 (synchronize_trcu_expedited not exported)\n",
-				test, tag);
-			return 0;
-		}
+	/* ctxsw and ipi involve no flavour: flavor= only labels their lines. */
+	if (tt != T_CTXSW && tt != T_IPI) {
+		ret = trcuscale_flavors_get(find);
+		if (ret)
+			goto out;
 	}
 	tcpu = kcalloc(nr_cpu_ids, sizeof(*tcpu), GFP_KERNEL);
 	if (!tcpu) {
@@ -910,16 +786,7 @@ static int __init trcuscale_init(void)
 	kfree(tcpu);
 	tcpu = NULL;
 out:
-	if (sync_trcu_exp)
-		symbol_put(synchronize_trcu_expedited);
-	sync_trcu_exp = NULL;
+	/* Every callback was waited for: the flavours can go. */
+	trcuscale_flavors_put();
 	return ret;
 }
-
-static void __exit trcuscale_exit(void)
-{
-	/* Everything was waited for in init; srcu is static. */
-}
-
-module_init(trcuscale_init);
-module_exit(trcuscale_exit);
