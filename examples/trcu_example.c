@@ -244,7 +244,7 @@ static void ex_free_cb(struct rcu_head *rh)
  */
 static void ex_retire(struct ex_obj *p, unsigned int how)
 {
-	if (how % 16 == 0) {
+	if (how % 64 == 0) {
 		synchronize_trcu();
 		ex_free_now(p);
 		ex_sync_frees++;
@@ -253,9 +253,9 @@ static void ex_retire(struct ex_obj *p, unsigned int how)
 		call_trcu(&p->rh, ex_free_cb);
 	} else {
 		/*
-		 * kfree() of a kmem_cache object: fine with SLUB and SLAB,
-		 * and the reason the exit path needs kfree_trcu_barrier()
-		 * before kmem_cache_destroy().
+		 * kfree() takes objects of any kmem_cache (SLUB, SLAB).  The
+		 * object stays allocated from ex_cache until trcu frees it,
+		 * hence kfree_trcu_barrier() before kmem_cache_destroy().
 		 */
 		kfree_trcu(p, rh);
 		ex_kfree_trcu_frees++;
@@ -293,7 +293,10 @@ static struct ex_obj *ex_update(u32 key, struct ex_obj *new, bool remove)
 		return NULL;
 	}
 	if (remove) {
-		/* Readers already past *link keep following p->next: keep it. */
+		/*
+		 * p->next stays as it is: a reader standing on p still
+		 * reaches the rest of the chain.
+		 */
 		rcu_assign_pointer(*link,
 				   trcu_dereference_protected(p->next,
 							      lockdep_is_held(&ex_lock)));
@@ -312,13 +315,18 @@ static struct ex_obj *ex_update(u32 key, struct ex_obj *new, bool remove)
 
 static int ex_updater_fn(void *arg)
 {
-	unsigned int n = 0;
+	unsigned int iter = 0, retired = 0;
 
 	while (!kthread_should_stop() && !ex_expired()) {
 		u32 key = get_random_u32_below(nkeys);
 		bool remove = get_random_u32_below(4) == 0;
 		struct ex_obj *new, *old;
 
+		/*
+		 * Allocate before taking ex_lock (GFP_KERNEL may sleep), even
+		 * though a removal will not need it.  A removal of an absent
+		 * key inserts it instead.
+		 */
 		new = kmem_cache_alloc(ex_cache, GFP_KERNEL);
 		if (!new) {
 			/* Not an error of trcu's: try again later. */
@@ -336,10 +344,13 @@ static int ex_updater_fn(void *arg)
 		if (remove && old)
 			kmem_cache_free(ex_cache, new);
 		if (old)
-			ex_retire(old, n++);
+			ex_retire(old, retired++);
 
-		/* Pace the updates: a few hundred a second is plenty. */
-		if (n % 8 == 0)
+		/*
+		 * Let the other tasks on this CPU run now and then; a short
+		 * sleep also lets trcu's callbacks catch up with the updates.
+		 */
+		if (++iter % 64 == 0)
 			schedule_timeout_interruptible(1);
 		else
 			cond_resched();
