@@ -50,7 +50,7 @@ KBUILD_ARGS = $(if $(W),W=$(W)) $(if $(V),V=$(V))
 MUTANT_UPPER = $(shell echo '$(MUTANT)' | tr 'a-z-' 'A-Z_')
 MUTANT_DIR   = $(TOP)/build/mutant-$(MUTANT)
 # Tree copied for a mutant build: everything kbuild needs, nothing else.
-MUTANT_SRCS  = Kbuild include module torture
+MUTANT_SRCS  = Kbuild include module torture examples
 
 # Optional second kernel: Debian 12 (bookworm-security) ships 6.12 as
 # linux-image-6.12.N+deb12-amd64 (the newest often only as ...-unsigned at

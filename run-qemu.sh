@@ -196,6 +196,10 @@ EXTRA_KOS=()
 for f in "$(dirname "$TORTURE_KO")"/*.ko; do
 	[ -f "$f" ] && [ "$f" != "$TORTURE_KO" ] && [ "$f" != "$TRCU_KO" ] && EXTRA_KOS+=("$f")
 done
+# The example user of trcu (scenario EXAMPLE), if built there.
+for f in "$MOD_SRC"/examples/*.ko; do
+	[ -f "$f" ] && EXTRA_KOS+=("$f")
+done
 # The debug kernel's own rcutorture.ko and torture.ko (scenario REF-UPSTREAM).
 if [ "$KERNEL" = debug ]; then
 	EXTRA_KOS+=("$DEBUG_OUT/modules/rcutorture.ko" "$DEBUG_OUT/modules/torture.ko")
