@@ -243,13 +243,19 @@ progress_of() {
 run_one() {
 	local name=$1 idx=$2 total=$3
 	local dir=$RESULTS/$name
-	local SMP=1 MAXCPUS='' BOOT_ARGS='' TRCU_ARGS='' TORTURE_ARGS='' DURATION=30
-	local EXPECT_STALL=0 NO_TRCU=0 GUEST_CMD='' GUEST_POST_CMD='' SCRIPT=''
-	local CYCLES=''
+	local SMP MAXCPUS BOOT_ARGS TRCU_ARGS TORTURE_ARGS DURATION
+	local EXPECT_STALL GUEST_CMD GUEST_POST_CMD SCRIPT CYCLES
+	local TORTURE_TRCU_ARGS TORTURE_TORTURE_ARGS
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	# shellcheck disable=SC1090  # scenario files are data in shell syntax
+	# shellcheck disable=SC1090,SC1091  # scenario files are data in shell syntax
+	. "$TOP/guest/scenario-defaults"
+	# shellcheck disable=SC1090
 	. "$SCEN_DIR/$name"
+	if [ -z "$SCRIPT" ]; then
+		TRCU_ARGS="$TORTURE_TRCU_ARGS${TRCU_ARGS:+ $TRCU_ARGS}"
+		TORTURE_ARGS="$TORTURE_TORTURE_ARGS${TORTURE_ARGS:+ $TORTURE_ARGS}"
+	fi
 	[ -n "$OPT_DURATION" ] && DURATION=$OPT_DURATION
 	[ -n "$OPT_SMP" ] && SMP=$OPT_SMP
 	TRCU_ARGS="$TRCU_ARGS${EXTRA_TRCU:+ $EXTRA_TRCU}"
@@ -261,7 +267,6 @@ run_one() {
 		echo "TRCU_ARGS=$(shq "$TRCU_ARGS")"
 		echo "TORTURE_ARGS=$(shq "$TORTURE_ARGS")"
 		echo "DURATION=$(shq "$DURATION")"
-		echo "NO_TRCU=$(shq "$NO_TRCU")"
 		echo "GUEST_CMD=$(shq "$GUEST_CMD")"
 		echo "GUEST_POST_CMD=$(shq "$GUEST_POST_CMD")"
 		echo "SCRIPT=$(shq "$SCRIPT")"
