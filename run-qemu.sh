@@ -275,7 +275,7 @@ run_one() {
 	} >"$dir/scenario.env"
 	if [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then
 		echo "VERDICT $name: FAIL: harness: no guest/tests/$SCRIPT.sh" | tee "$dir/verdict.txt"
-		printf '%s\tFAIL\t-\t-\t-\t0\tharness: no guest/tests/%s.sh\n' "$name" "$SCRIPT" >>"$RESULTS/summary.rows"
+		printf '%s\tFAIL\t-\t-\t-\t0\t-\tharness: no guest/tests/%s.sh\n' "$name" "$SCRIPT" >>"$RESULTS/summary.rows"
 		return 1
 	fi
 
@@ -284,7 +284,7 @@ run_one() {
 		"${EXTRA_KOS[@]}" >"$dir/mkinitramfs.log" 2>&1; then
 		cat "$dir/mkinitramfs.log" >&2
 		echo "VERDICT $name: FAIL: harness: initramfs build failed" | tee "$dir/verdict.txt"
-		printf '%s\tFAIL\t-\t-\t-\t0\tharness: initramfs build failed\n' "$name" >>"$RESULTS/summary.rows"
+		printf '%s\tFAIL\t-\t-\t-\t0\t-\tharness: initramfs build failed\n' "$name" >>"$RESULTS/summary.rows"
 		return 1
 	fi
 

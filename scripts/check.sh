@@ -78,7 +78,7 @@ result() {
 	local name=$1 verdict=$2 detail=$3
 	if [ "$verdict" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 	echo "[$n/$total] $name ... $verdict${detail:+ ($detail)}"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$verdict" "${4:--}" "${5:--}" "${6:--}" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t%s\n' "$name" "$verdict" "${4:--}" "${5:--}" "${6:--}" \
 		"${7:--}" "$( [ "$verdict" = PASS ] && echo - || echo "$detail")" >>"$ROWS"
 }
 
@@ -183,7 +183,7 @@ item_scenario() {
 	fi
 	./run-qemu.sh --no-deps --quiet "${extra[@]}" --scenario "$scn" --duration "$dur" \
 		--modules-dir "$mods" --results "$dir" >"$R/logs/${name//:/-}.log" 2>&1
-	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$dir/$scn/verdict.txt")
+	IFS=$'\t' read -r v gps secs rate wall _misses reason < <(verdict_fields "$dir/$scn/verdict.txt")
 	if [ "${v:-}" = PASS ]; then
 		note=
 		[ "${reason:--}" != - ] && note=", $reason"   # a PASS's note, e.g. hotplug ops
@@ -211,7 +211,7 @@ item_mutant() {
 	./run-qemu.sh --no-deps --quiet --scenario "$scn" --duration "$dur" \
 		--modules-dir "$TOP/build/mutant-$mut" --results "$dir" \
 		>"$R/logs/mutant-$mut.log" 2>&1
-	IFS=$'\t' read -r v gps secs rate wall reason < <(verdict_fields "$dir/$scn/verdict.txt")
+	IFS=$'\t' read -r v gps secs rate wall _misses reason < <(verdict_fields "$dir/$scn/verdict.txt")
 	case "${v:-}:${reason:-}" in
 	FAIL:*"never reached /init"*|FAIL:harness*|:*)
 		printf '%s\tFAIL\tinconclusive: %s\n' "$name" "${reason:-no verdict}" >"$out" ;;
