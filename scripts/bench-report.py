@@ -90,20 +90,14 @@ def fmt(x, nd=2):
     return f'{x:.{nd}f}'
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    res = sys.argv[1]
-    rows = parse(res)
-    if not rows:
-        print('bench-report: no RESULT lines under ' + res, file=sys.stderr)
-        return 1
+class Report:
+    """The targets table of bench.txt and the rows of bench.csv."""
 
-    table = []   # (target, measured, goal, status, note)
-    csvrows = []
+    def __init__(self):
+        self.table = []   # (target, measured, goal, status, note)
+        self.csvrows = []
 
-    def target(name, value, goal, ok, note='', noisy=False):
+    def target(self, name, value, goal, ok, note='', noisy=False):
         if value is None:
             status = 'n/a'
         elif noisy:
@@ -112,55 +106,58 @@ def main():
             status = 'NOISE'
         else:
             status = 'met' if ok(value) else 'MISSED'
-        table.append((name, fmt(value, 3) if not isinstance(value, str)
-                      else value, goal, status, note))
-        csvrows.append({'section': 'target', 'metric': name,
-                        'value': '' if value is None else value,
-                        'goal': goal, 'status': status, 'note': note})
+        self.table.append((name, fmt(value, 3) if not isinstance(value, str)
+                           else value, goal, status, note))
+        self.csvrows.append({'section': 'target', 'metric': name,
+                             'value': '' if value is None else value,
+                             'goal': goal, 'status': status, 'note': note})
 
-    # Raw numbers to the CSV.
-    for r in rows:
-        for k, v in r.items():
-            if k in ('scenario', 'test', 'flavor', 'tag', 'cpus'):
-                continue
-            try:
-                float(v)
-            except ValueError:
-                continue
-            csvrows.append({'section': r.get('test', ''),
-                            'metric': k, 'flavor': r.get('flavor', ''),
-                            'tag': r.get('tag', ''),
-                            'cpus': r.get('cpus', ''),
-                            'scenario': r['scenario'], 'value': v})
+    def info(self, name, value, note, status='info'):
+        self.table.append((name, value, '-', status, note))
 
-    main8 = [r for r in rows if r['scenario'] in ('BENCH-8', 'BENCH-SMOKE')]
+    def raw(self, rows):
+        """Raw numbers to the CSV."""
+        for r in rows:
+            for k, v in r.items():
+                if k in ('scenario', 'test', 'flavor', 'tag', 'cpus'):
+                    continue
+                try:
+                    float(v)
+                except ValueError:
+                    continue
+                self.csvrows.append({'section': r.get('test', ''),
+                                     'metric': k, 'flavor': r.get('flavor', ''),
+                                     'tag': r.get('tag', ''),
+                                     'cpus': r.get('cpus', ''),
+                                     'scenario': r['scenario'], 'value': v})
 
-    # 1. Read side.
+
+def read_side(rep, main8):
+    """1. Read side."""
     rd = pick(main8, test='read')
     floor = one(rd, 'ns', flavor='floor')
     t_ns = one(rd, 'ns', flavor='trcu')
-    target('read pair trcu/floor', ratio(t_ns, floor), '<= 1.10',
-           lambda v: v <= 1.10,
-           f'trcu {fmt(t_ns, 3)} ns, floor {fmt(floor, 3)} ns (TCG ns, irqs off)')
+    rep.target('read pair trcu/floor', ratio(t_ns, floor), '<= 1.10',
+               lambda v: v <= 1.10,
+               f'trcu {fmt(t_ns, 3)} ns, floor {fmt(floor, 3)} ns (TCG ns, irqs off)')
     r_ns = one(rd, 'ns', flavor='rcu')
-    target('read pair trcu/rcu', ratio(t_ns, r_ns), '<= 1.0',
-           lambda v: v <= 1.0, f'rcu {fmt(r_ns, 3)} ns')
+    rep.target('read pair trcu/rcu', ratio(t_ns, r_ns), '<= 1.0',
+               lambda v: v <= 1.0, f'rcu {fmt(r_ns, 3)} ns')
     tb = one(rd, 'ns', flavor='trcu_bh')
     rb = one(rd, 'ns', flavor='rcu_bh')
-    target('read pair trcu_bh/rcu_bh', ratio(tb, rb), '<= 1.0',
-           lambda v: v <= 1.0,
-           f'trcu_bh {fmt(tb, 3)} ns, rcu_bh {fmt(rb, 3)} ns (irqs on)')
+    rep.target('read pair trcu_bh/rcu_bh', ratio(tb, rb), '<= 1.0',
+               lambda v: v <= 1.0,
+               f'trcu_bh {fmt(tb, 3)} ns, rcu_bh {fmt(rb, 3)} ns (irqs on)')
     sr = one(rd, 'ns', flavor='srcu')
-    table.append(('read pair srcu/floor (info)', fmt(ratio(sr, floor), 3),
-                  '-', 'info', f'srcu {fmt(sr, 3)} ns'))
+    rep.info('read pair srcu/floor (info)', fmt(ratio(sr, floor), 3), f'srcu {fmt(sr, 3)} ns')
 
-    # 2. GP latency.
-    for mode in ('idle', 'busy'):
-        gp = pick(main8, test='gp', tag=mode)
-        tm = one(gp, 'med_us', flavor='trcu')
-        rm = one(gp, 'med_us', flavor='rcu')
-        n = one(gp, 'calls', flavor='trcu')
-        target(f'synchronize median trcu/rcu {mode}', ratio(tm, rm),
+
+def gp_target(rep, gp, mode):
+    """The synchronize median trcu/rcu target of one mode; rcu's median."""
+    tm = one(gp, 'med_us', flavor='trcu')
+    rm = one(gp, 'med_us', flavor='rcu')
+    n = one(gp, 'calls', flavor='trcu')
+    rep.target(f'synchronize median trcu/rcu {mode}', ratio(tm, rm),
                '<= 1.0', lambda v: v <= 1.0,
                f'trcu {fmt(tm, 0)} us, rcu {fmt(rm, 0)} us, '
                f'p90 {fmt(one(gp, "p90_us", flavor="trcu"), 0)}/'
@@ -168,86 +165,95 @@ def main():
                f'{fmt(one(gp, "p99_us", flavor="trcu"), 0)}/'
                f'{fmt(one(gp, "p99_us", flavor="rcu"), 0)} us, '
                f'{fmt(n, 0)} calls')
-        if mode == 'idle':
-            for j in (1, 2):
-                jm = one(pick(main8, test='gp', tag=f'idle-jfqs{j}'),
-                         'med_us', flavor='trcu')
-                if jm is not None:
-                    table.append((f'  idle trcu/rcu with jiffies_till_force_qs={j} (info)',
-                                  fmt(ratio(jm, rm), 3), '-', 'info',
-                                  f'trcu {fmt(jm, 0)} us (default 3: '
-                                  f'{fmt(tm, 0)} us)'))
-        st = pick(main8, test='gpstats', tag=mode, flavor='trcu')
-        if st:
-            g = num(st[-1], 'gps') or 0
-            table.append((f'  trcu {mode}: IPIs and fqs scans per GP (info)',
-                          fmt(ratio(num(st[-1], 'ipi'), g)), '-', 'info',
-                          f'{st[-1].get("gps")} GPs, {st[-1].get("ipi")} IPIs, '
-                          f'{st[-1].get("fqs")} force_quiescent_state() calls'))
-        tbm = one(gp, 'med_us', flavor='trcu_bh')
-        rbm = one(gp, 'med_us', flavor='rcu_bh')
-        table.append((f'synchronize median trcu_bh/rcu_bh {mode} (info)',
-                      fmt(ratio(tbm, rbm), 3), '-', 'info',
-                      f'trcu_bh {fmt(tbm, 0)} us, rcu_bh {fmt(rbm, 0)} us, '
-                      f'srcu {fmt(one(gp, "med_us", flavor="srcu"), 0)} us'))
-        te = pick(gp, flavor='trcu_exp')
-        re_ = one(gp, 'med_us', flavor='rcu_exp')
-        if te and te[0].get('na'):
-            table.append((f'expedited median trcu_exp/rcu_exp {mode}', 'n/a',
-                          '-', 'n/a',
-                          f'synchronize_trcu_expedited not exported; '
-                          f'rcu_exp {fmt(re_, 0)} us'))
-        else:
-            tem = one(gp, 'med_us', flavor='trcu_exp')
-            table.append((f'expedited median trcu_exp/rcu_exp {mode}',
-                          fmt(ratio(tem, re_), 3), '-', 'info',
-                          f'trcu_exp {fmt(tem, 0)} us, rcu_exp {fmt(re_, 0)} us'))
+    return tm, rm
 
-    # 3. Callback flood.
+
+def gp_mode(rep, main8, mode):
+    """2. GP latency, idle or busy."""
+    gp = pick(main8, test='gp', tag=mode)
+    tm, rm = gp_target(rep, gp, mode)
+    if mode == 'idle':
+        for j in (1, 2):
+            jm = one(pick(main8, test='gp', tag=f'idle-jfqs{j}'),
+                     'med_us', flavor='trcu')
+            if jm is not None:
+                rep.info(f'  idle trcu/rcu with jiffies_till_force_qs={j} (info)',
+                         fmt(ratio(jm, rm), 3),
+                         f'trcu {fmt(jm, 0)} us (default 3: {fmt(tm, 0)} us)')
+    st = pick(main8, test='gpstats', tag=mode, flavor='trcu')
+    if st:
+        g = num(st[-1], 'gps') or 0
+        rep.info(f'  trcu {mode}: IPIs and fqs scans per GP (info)',
+                 fmt(ratio(num(st[-1], 'ipi'), g)),
+                 f'{st[-1].get("gps")} GPs, {st[-1].get("ipi")} IPIs, '
+                 f'{st[-1].get("fqs")} force_quiescent_state() calls')
+    tbm = one(gp, 'med_us', flavor='trcu_bh')
+    rbm = one(gp, 'med_us', flavor='rcu_bh')
+    rep.info(f'synchronize median trcu_bh/rcu_bh {mode} (info)',
+             fmt(ratio(tbm, rbm), 3),
+             f'trcu_bh {fmt(tbm, 0)} us, rcu_bh {fmt(rbm, 0)} us, '
+             f'srcu {fmt(one(gp, "med_us", flavor="srcu"), 0)} us')
+    te = pick(gp, flavor='trcu_exp')
+    re_ = one(gp, 'med_us', flavor='rcu_exp')
+    if te and te[0].get('na'):
+        rep.info(f'expedited median trcu_exp/rcu_exp {mode}', 'n/a',
+                 f'synchronize_trcu_expedited not exported; rcu_exp {fmt(re_, 0)} us',
+                 status='n/a')
+    else:
+        tem = one(gp, 'med_us', flavor='trcu_exp')
+        rep.info(f'expedited median trcu_exp/rcu_exp {mode}', fmt(ratio(tem, re_), 3),
+                 f'trcu_exp {fmt(tem, 0)} us, rcu_exp {fmt(re_, 0)} us')
+
+
+def cb_flood(rep, main8):
+    """3. Callback flood."""
     cb = pick(main8, test='cb', tag='flood')
     cbb = pick(main8, test='cb', tag='flood-busy')
     ti = one(cb, 'invoked_per_s', flavor='trcu')
     ri = one(cb, 'invoked_per_s', flavor='rcu')
-    target('call flood invoked/s trcu/rcu', ratio(ti, ri), '>= 1.0',
-           lambda v: v >= 1.0,
-           f'trcu {fmt(ti, 0)}/s, rcu {fmt(ri, 0)}/s; peak outstanding '
-           f'{fmt(one(cb, "peak_out", flavor="trcu"), 0)} vs '
-           f'{fmt(one(cb, "peak_out", flavor="rcu"), 0)} '
-           f'({fmt(one(cb, "peak_kb", flavor="trcu"), 0)} vs '
-           f'{fmt(one(cb, "peak_kb", flavor="rcu"), 0)} KiB), '
-           f'pauses {fmt(one(cb, "pauses", flavor="trcu"), 0)} vs '
-           f'{fmt(one(cb, "pauses", flavor="rcu"), 0)}')
+    rep.target('call flood invoked/s trcu/rcu', ratio(ti, ri), '>= 1.0',
+               lambda v: v >= 1.0,
+               f'trcu {fmt(ti, 0)}/s, rcu {fmt(ri, 0)}/s; peak outstanding '
+               f'{fmt(one(cb, "peak_out", flavor="trcu"), 0)} vs '
+               f'{fmt(one(cb, "peak_out", flavor="rcu"), 0)} '
+               f'({fmt(one(cb, "peak_kb", flavor="trcu"), 0)} vs '
+               f'{fmt(one(cb, "peak_kb", flavor="rcu"), 0)} KiB), '
+               f'pauses {fmt(one(cb, "pauses", flavor="trcu"), 0)} vs '
+               f'{fmt(one(cb, "pauses", flavor="rcu"), 0)}')
     tpo = one(cb, 'peak_out', flavor='trcu')
     rpo = one(cb, 'peak_out', flavor='rcu')
     tib = one(cbb, 'invoked_per_s', flavor='trcu')
     rib = one(cbb, 'invoked_per_s', flavor='rcu')
-    table.append(('call flood invoked/s trcu/rcu, busy readers (info)',
-                  fmt(ratio(tib, rib), 3), '-', 'info',
-                  f'trcu {fmt(tib, 0)}/s (posted '
-                  f'{fmt(one(cbb, "posted_per_s", flavor="trcu"), 0)}/s), rcu '
-                  f'{fmt(rib, 0)}/s (posted '
-                  f'{fmt(one(cbb, "posted_per_s", flavor="rcu"), 0)}/s); peak '
-                  f'outstanding {fmt(one(cbb, "peak_out", flavor="trcu"), 0)} vs '
-                  f'{fmt(one(cbb, "peak_out", flavor="rcu"), 0)}'))
+    rep.info('call flood invoked/s trcu/rcu, busy readers (info)',
+             fmt(ratio(tib, rib), 3),
+             f'trcu {fmt(tib, 0)}/s (posted '
+             f'{fmt(one(cbb, "posted_per_s", flavor="trcu"), 0)}/s), rcu '
+             f'{fmt(rib, 0)}/s (posted '
+             f'{fmt(one(cbb, "posted_per_s", flavor="rcu"), 0)}/s); peak '
+             f'outstanding {fmt(one(cbb, "peak_out", flavor="trcu"), 0)} vs '
+             f'{fmt(one(cbb, "peak_out", flavor="rcu"), 0)}')
     tpause = one(cb, 'pauses', flavor='trcu')
-    target('call flood peak outstanding trcu/rcu', ratio(tpo, rpo),
-           'bounded', lambda v: tpause == 0,
-           f'bounded = trcu never reached cb_max outstanding (the poster '
-           f'pauses there): trcu paused {fmt(tpause, 0)} times')
+    rep.target('call flood peak outstanding trcu/rcu', ratio(tpo, rpo),
+               'bounded', lambda v: tpause == 0,
+               f'bounded = trcu never reached cb_max outstanding (the poster '
+               f'pauses there): trcu paused {fmt(tpause, 0)} times')
 
-    # 4. Energy: idle-CPU wakeups per GP.
+
+def wake_per_gp(en, flavor, tag):
+    """Idle-CPU interrupts beyond the idle rate, per call."""
+    base = pick(en, flavor='none', tag=tag)
+    run = pick(en, flavor=flavor, tag=tag)
+    if not base or not run:
+        return None
+    b, r = base[0], run[-1]
+    rate = num(b, 'irqs') / max(num(b, 'cs'), 1)
+    extra = num(r, 'irqs') - rate * num(r, 'cs')
+    return extra / max(num(r, 'calls'), 1)
+
+
+def energy(rep, main8):
+    """4. Energy: idle-CPU wakeups per GP."""
     en = pick(main8, test='energy')
-
-    def wake_per_gp(flavor, tag):
-        base = pick(en, flavor='none', tag=tag)
-        run = pick(en, flavor=flavor, tag=tag)
-        if not base or not run:
-            return None
-        b, r = base[0], run[-1]
-        rate = num(b, 'irqs') / max(num(b, 'cs'), 1)
-        extra = num(r, 'irqs') - rate * num(r, 'cs')
-        return extra / max(num(r, 'calls'), 1)
-
     trun = pick(en, flavor='trcu', tag='trcu')
     own = None
     if trun:
@@ -255,24 +261,26 @@ def main():
         if gps:
             own = ((num(trun[-1], 'trcu_ipi_idle') or 0) +
                    (num(trun[-1], 'trcu_wake_idle') or 0)) / gps
-    wt = wake_per_gp('trcu', 'trcu')
-    wr = wake_per_gp('rcu', 'trcu')
-    wr0 = wake_per_gp('rcu', 'notrcu')
-    target('idle-CPU wakeups per GP caused by trcu (own count)', own, '= 0',
-           lambda v: v == 0,
-           f'/proc/interrupts of idle CPUs, beyond idle rate, per call: '
-           f'trcu {fmt(wt)}, rcu {fmt(wr)} (trcu loaded), '
-           f'rcu {fmt(wr0)} (trcu not loaded)')
+    wt = wake_per_gp(en, 'trcu', 'trcu')
+    wr = wake_per_gp(en, 'rcu', 'trcu')
+    wr0 = wake_per_gp(en, 'rcu', 'notrcu')
+    rep.target('idle-CPU wakeups per GP caused by trcu (own count)', own, '= 0',
+               lambda v: v == 0,
+               f'/proc/interrupts of idle CPUs, beyond idle rate, per call: '
+               f'trcu {fmt(wt)}, rcu {fmt(wr)} (trcu loaded), '
+               f'rcu {fmt(wr0)} (trcu not loaded)')
     if trun:
         t = trun[-1]
-        table.append(('  trcu energy detail (info)', '-', '-', 'info',
-                      f'gps {t.get("trcu_gps")}, ipi_idle '
-                      f'{t.get("trcu_ipi_idle")}, wake_idle '
-                      f'{t.get("trcu_wake_idle")}, irqs {t.get("irqs")} '
-                      f'(loc {t.get("loc")} res {t.get("res")} cal '
-                      f'{t.get("cal")}) in {t.get("cs")} cs'))
+        rep.info('  trcu energy detail (info)', '-',
+                 f'gps {t.get("trcu_gps")}, ipi_idle '
+                 f'{t.get("trcu_ipi_idle")}, wake_idle '
+                 f'{t.get("trcu_wake_idle")}, irqs {t.get("irqs")} '
+                 f'(loc {t.get("loc")} res {t.get("res")} cal '
+                 f'{t.get("cal")}) in {t.get("cs")} cs')
 
-    # 5. Contention.
+
+def contention(rep, rows):
+    """5. Contention: root-lock acquisitions per GP."""
     ct = pick(rows, test='contention')
     for fo in sorted({int(r['fanout']) for r in ct} if ct else []):
         lv = sorted(pick(ct, fanout=str(fo)), key=lambda r: int(r['level']))
@@ -284,14 +292,16 @@ def main():
         # The GP kthread takes every node lock twice per GP (init,
         # cleanup) and the root twice more (->gpnum, ->completed).
         qs = apg - 4 if apg is not None else None
-        target(f'root-lock acquisitions per GP, fanout {fo} '
-               f'({root.get("cpus")} CPUs)', apg, f'<= {fmt(kids, 0)}',
-               lambda v, k=kids: v <= k,
-               f'without the GP kthread\'s 4: {fmt(qs)}; levels: ' +
-               ', '.join(f'L{r["level"]} {r["nodes"]}n '
-                         f'{fmt(num(r, "acq_per_gp"))}' for r in lv))
+        rep.target(f'root-lock acquisitions per GP, fanout {fo} '
+                   f'({root.get("cpus")} CPUs)', apg, f'<= {fmt(kids, 0)}',
+                   lambda v, k=kids: v <= k,
+                   f'without the GP kthread\'s 4: {fmt(qs)}; levels: ' +
+                   ', '.join(f'L{r["level"]} {r["nodes"]}n '
+                             f'{fmt(num(r, "acq_per_gp"))}' for r in lv))
 
-    # 6. Hook tax.
+
+def hook_tax(rep, main8):
+    """6. Hook tax."""
     for test, what in (('ctxsw', 'context switch'), ('ipi', 'interrupt')):
         tx = pick(main8, test=test)
         a = median(tx, 'ns', tag='notrcu')
@@ -302,39 +312,43 @@ def main():
         # Noise band: spread of the rounds without trcu.
         lo = lowest(tx, 'ns', tag='notrcu')
         hi = max([num(x, 'ns') for x in pick(tx, tag='notrcu')] or [0])
-        target(f'hook tax, {what} ({test}), median of rounds',
-               None if r is None else (r - 1) * 100, '<= 2 %',
-               lambda v: v <= 2.0,
-               f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without; best-of '
-               f'rounds tax {fmt(None if rmin is None else (rmin - 1) * 100, 1)} %; '
-               f'spread without trcu {fmt(lo, 0)}..{fmt(hi, 0)} ns (all: ' +
-               ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')',
-               noisy=bool(lo) and hi / lo - 1 > 0.02)
+        rep.target(f'hook tax, {what} ({test}), median of rounds',
+                   None if r is None else (r - 1) * 100, '<= 2 %',
+                   lambda v: v <= 2.0,
+                   f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without; best-of '
+                   f'rounds tax {fmt(None if rmin is None else (rmin - 1) * 100, 1)} %; '
+                   f'spread without trcu {fmt(lo, 0)}..{fmt(hi, 0)} ns (all: ' +
+                   ' '.join(f'{x.get("tag")}={x.get("ns")}' for x in tx) + ')',
+                   noisy=bool(lo) and hi / lo - 1 > 0.02)
 
-    # 7. Scale.
+
+def scale(rep, rows):
+    """7. Scale: synchronize median per vCPU count.  Returns {cpus: {flavor: us}}."""
     sc = {}
     for r in pick(rows, test='gp', tag='scale'):
         c = int(r['cpus'])
         sc.setdefault(c, {})[r['flavor']] = num(r, 'med_us')
     cpus = sorted(sc)
     for c in cpus:
-        table.append((f'scale: synchronize median trcu/rcu at {c} vCPUs',
-                      fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
-                      '-', 'info',
-                      f'trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
-                      f'{fmt(sc[c].get("rcu"), 0)} us'))
+        rep.info(f'scale: synchronize median trcu/rcu at {c} vCPUs',
+                 fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
+                 f'trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
+                 f'{fmt(sc[c].get("rcu"), 0)} us')
     if len(cpus) >= 2:
         lo, hi = cpus[0], cpus[-1]
         gt = ratio(sc[hi].get('trcu'), sc[lo].get('trcu'))
         gr = ratio(sc[hi].get('rcu'), sc[lo].get('rcu'))
-        target(f'latency growth {lo}->{hi} vCPUs trcu/rcu', ratio(gt, gr),
-               '<= 1.0', lambda v: v <= 1.0,
-               f'trcu x{fmt(gt)}, rcu x{fmt(gr)}')
+        rep.target(f'latency growth {lo}->{hi} vCPUs trcu/rcu', ratio(gt, gr),
+                   '<= 1.0', lambda v: v <= 1.0,
+                   f'trcu x{fmt(gt)}, rcu x{fmt(gr)}')
     else:
-        target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
-               lambda v: True, 'needs two scale points')
+        rep.target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
+                   lambda v: True, 'needs two scale points')
+    return sc
 
-    # Wall times of the boots (run-qemu's summary rows).
+
+def boot_walls(res):
+    """Wall times of the boots (run-qemu's summary rows: name, verdict, ..., wall)."""
     walls = []
     srows = os.path.join(res, 'summary.rows')
     if os.path.isfile(srows):
@@ -343,8 +357,10 @@ def main():
                 p = line.rstrip('\n').split('\t')
                 if len(p) >= 6:
                     walls.append(f'{p[0]} {p[1]} {p[5]} s')
+    return walls
 
-    # bench.txt
+
+def write_txt(res, table, walls):
     w0 = max(len(t[0]) for t in table)
     out = [f'trcu bench, results {res}', '',
            'Every figure is a ratio of two numbers from the same boot '
@@ -357,7 +373,8 @@ def main():
         f.write('\n'.join(out) + '\n')
     print('\n'.join(out))
 
-    # bench.csv
+
+def write_csv(res, csvrows):
     keys = ['section', 'metric', 'flavor', 'tag', 'cpus', 'scenario',
             'value', 'goal', 'status', 'note']
     with open(os.path.join(res, 'bench.csv'), 'w', newline='') as f:
@@ -366,18 +383,18 @@ def main():
         for r in csvrows:
             wr_.writerow({k: r.get(k, '') for k in keys})
 
-    # bench.png: synchronize median vs vCPUs, and the GP medians at 8.
-    # A partial run (--scenarios without BENCH-8, say) has no numbers for
-    # one panel, and gnuplot fails on a plot whose points are all NaN:
-    # draw only the panels that have data.
-    panels = []
+
+def scale_panel(res, sc):
+    """The gnuplot panel: synchronize median vs vCPUs ('' without data)."""
     dat = os.path.join(res, 'bench-scale.dat')
+    cpus = sorted(sc)
     with open(dat, 'w') as f:
         for c in cpus:
             f.write(f'{c} {sc[c].get("trcu") or "NaN"} '
                     f'{sc[c].get("rcu") or "NaN"}\n')
-    if any(sc[c].get('trcu') or sc[c].get('rcu') for c in cpus):
-        panels.append(f'''
+    if not any(sc[c].get('trcu') or sc[c].get('rcu') for c in cpus):
+        return ''
+    return f'''
 set title 'synchronize median vs vCPUs (idle)'
 set xlabel 'vCPUs'
 set ylabel 'us'
@@ -386,7 +403,11 @@ set key top left
 plot '{dat}' using 1:2 with linespoints title 'trcu', \\
      '{dat}' using 1:3 with linespoints title 'rcu'
 unset logscale y
-''')
+'''
+
+
+def gp_panel(res, main8):
+    """The gnuplot panel: GP medians per flavour at 8 vCPUs ('' without data)."""
     dat2 = os.path.join(res, 'bench-gp.dat')
     gp_seen = False
     with open(dat2, 'w') as f:
@@ -396,8 +417,9 @@ unset logscale y
             gp_seen = gp_seen or vi is not None or vb is not None
             f.write(f'{fl} {vi if vi is not None else "NaN"} '
                     f'{vb if vb is not None else "NaN"}\n')
-    if gp_seen:
-        panels.append(f'''
+    if not gp_seen:
+        return ''
+    return f'''
 set title 'synchronize median per flavour'
 set xlabel ''
 set ylabel 'us'
@@ -407,11 +429,19 @@ set style fill solid 0.6
 set key top right
 plot '{dat2}' using 2:xtic(1) title 'idle', '' using 3 title 'busy'
 unset logscale y
-''')
+'''
+
+
+def draw_png(res, sc, main8):
+    """bench.png: synchronize median vs vCPUs, and the GP medians at 8.
+    A partial run (--scenarios without BENCH-8, say) has no numbers for
+    one panel, and gnuplot fails on a plot whose points are all NaN:
+    draw only the panels that have data."""
+    panels = [p for p in (scale_panel(res, sc), gp_panel(res, main8)) if p]
     if not panels:
         print('bench-report: no latency numbers, bench.png not drawn',
               file=sys.stderr)
-        return 0
+        return
     png = os.path.join(res, 'bench.png')
     gp = f'''
 set terminal png size {550 * len(panels)},450 noenhanced
@@ -426,6 +456,31 @@ set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.pat
     except subprocess.CalledProcessError as e:
         print(f'bench-report: gnuplot failed: {e.stderr.strip()}',
               file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    res = sys.argv[1]
+    rows = parse(res)
+    if not rows:
+        print('bench-report: no RESULT lines under ' + res, file=sys.stderr)
+        return 1
+    rep = Report()
+    rep.raw(rows)
+    main8 = [r for r in rows if r['scenario'] in ('BENCH-8', 'BENCH-SMOKE')]
+    read_side(rep, main8)
+    for mode in ('idle', 'busy'):
+        gp_mode(rep, main8, mode)
+    cb_flood(rep, main8)
+    energy(rep, main8)
+    contention(rep, rows)
+    hook_tax(rep, main8)
+    sc = scale(rep, rows)
+    write_txt(res, rep.table, boot_walls(res))
+    write_csv(res, rep.csvrows)
+    draw_png(res, sc, main8)
     return 0
 
 
