@@ -316,7 +316,7 @@ main() {
 	# The scenarios run a snapshot of the modules, so that a rebuild in the
 	# tree during the check cannot change them half-way.
 	mkdir -p "$R/modules"
-	cp module/trcu.ko torture/*.ko "$R/modules/" 2>/dev/null
+	cp module/trcu.ko torture/*.ko examples/*.ko "$R/modules/" 2>/dev/null
 	MUT_PID=
 	if [ "${#MUTS[@]}" -gt 0 ]; then
 		build_mutants &
