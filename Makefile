@@ -4,8 +4,9 @@
 #
 #   make                build module/trcu.ko and torture/*.ko against KDIR
 #   make W=1            same, with the kernel's extra warnings
-#   make MUTANT=name    build a deliberately broken trcu in build/mutant-<name>/
-#                       (a scratch copy of the tree; the normal build is untouched)
+#   make MUTANT=name    build a deliberately broken trcu in build/mutant-<name>/:
+#                       a scratch copy of the tree with tests/mutants/<name>.patch
+#                       applied (the normal build is untouched)
 #   make deps           install the Debian packages the build and the guest need
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
@@ -31,9 +32,9 @@
 #         and seconds per scenario (30).  SOAK_DURATION, SOAK_SCENARIOS  soak's
 #         seconds per scenario (1800) and list (all).
 #   W     passed to kbuild (W=1 extra warnings)
-#   MUTANT  mutant name; kbuild then sees TRCU_MUTANT_FLAG=-DTRCU_MUTANT_<NAME>
-#         (upper-case).  module/Kbuild does `ccflags-y += $(TRCU_MUTANT_FLAG)`;
-#         torture/ ignores it, so only trcu.ko changes.
+#   MUTANT  mutant name: tests/mutants/<name>.patch (a `diff -u` against the
+#         tree, applied with patch -p1) breaks trcu on purpose; the shipped
+#         sources carry no mutant code.
 
 SHELL := /bin/bash
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -47,7 +48,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 KBUILD_ARGS = $(if $(W),W=$(W)) $(if $(V),V=$(V))
 
-MUTANT_UPPER = $(shell echo '$(MUTANT)' | tr 'a-z-' 'A-Z_')
+MUTANT_PATCH = $(TOP)/tests/mutants/$(MUTANT).patch
 MUTANT_DIR   = $(TOP)/build/mutant-$(MUTANT)
 # Tree copied for a mutant build: everything kbuild needs, nothing else.
 MUTANT_SRCS  = Kbuild include module torture examples
@@ -83,6 +84,7 @@ kdir-check:
 
 mutant: kdir-check
 	@case '$(MUTANT)' in *[!a-z0-9_]*) echo "error: bad MUTANT name '$(MUTANT)'" >&2; exit 1;; esac
+	@[ -f '$(MUTANT_PATCH)' ] || { echo "error: no mutant '$(MUTANT)': tests/mutants/$(MUTANT).patch missing" >&2; exit 1; }
 	@mkdir -p '$(MUTANT_DIR)'
 	@# Refresh the scratch copy (sources only; old objects are rebuilt when sources differ).
 	@cd '$(TOP)' && for s in $(MUTANT_SRCS); do \
@@ -90,8 +92,9 @@ mutant: kdir-check
 		rm -rf '$(MUTANT_DIR)'/"$$s"; cp -a "$$s" '$(MUTANT_DIR)/'; \
 	done
 	@find '$(MUTANT_DIR)' \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -delete
-	$(MAKE) -C '$(KDIR)' M='$(MUTANT_DIR)' $(KBUILD_ARGS) \
-		TRCU_MUTANT_FLAG=-DTRCU_MUTANT_$(MUTANT_UPPER) modules
+	@patch -s -p1 -d '$(MUTANT_DIR)' <'$(MUTANT_PATCH)' || \
+		{ echo "error: tests/mutants/$(MUTANT).patch no longer applies" >&2; exit 1; }
+	$(MAKE) -C '$(KDIR)' M='$(MUTANT_DIR)' $(KBUILD_ARGS) modules
 	@echo "mutant $(MUTANT): modules in $(MUTANT_DIR)/module and $(MUTANT_DIR)/torture"
 
 deps:

@@ -208,10 +208,8 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
-#ifndef TRCU_MUTANT_CB_TRICKLE
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
 		trcu_raise_core(rdp);
-#endif
 	local_irq_restore(flags);
 }
 
@@ -261,13 +259,11 @@ static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
 	WRITE_ONCE(rdp->qlen, rdp->qlen + 1);
 	if (unlikely(rdp->qlen > trcu_qhimark)) {
 		/* Flooded: lift the batch limit and push the GP along. */
-#ifndef TRCU_MUTANT_CB_TRICKLE
 		/*
 		 * MUTANT cb_trickle: the batch limit is never lifted and what
 		 * it leaves waits for the next tick (FWD: ->blimit per tick).
 		 */
 		rdp->blimit = LONG_MAX;
-#endif
 		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
 			trcu_gp_wake_deferred(rsp);
 	}

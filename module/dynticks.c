@@ -133,10 +133,6 @@ NOKPROBE_SYMBOL(trcu_dynticks_running);
  */
 bool trcu_dynticks_in_nmi(int cpu)
 {
-#ifdef TRCU_MUTANT_IDLE_NMI
-	/* MUTANT idle_nmi: NMI readers on idle CPUs go unnoticed. */
-	return false;
-#endif
 	return trcu_remote_preempt_count(cpu) & NMI_MASK;
 }
 
@@ -276,10 +272,6 @@ notrace void trcu_irq_enter(void)
 {
 	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
 
-#ifdef TRCU_MUTANT_IDLE_IRQ
-	/* MUTANT idle_irq: irqs on idle CPUs go unnoticed. */
-	return;
-#endif
 	/* Full barrier: odd value before the handler's readers. */
 	if (!(atomic_read(&rdtp->dynticks) & 1))
 		atomic_add_return(1, &rdtp->dynticks);

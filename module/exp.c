@@ -240,10 +240,6 @@ static void trcu_exp_synchronize(struct trcu_exp *e)
 	unsigned long s;
 
 	might_sleep();
-#ifdef TRCU_MUTANT_EXP_NOOP
-	/* MUTANT exp_noop: return without waiting for readers. */
-	return;
-#endif
 	/* The caller's removal before the ->seq snapshot and the scan. */
 	smp_mb();
 	/* End of the first expedited GP to start from now on. */

@@ -41,25 +41,6 @@ static int trcu_cpu_prepare(unsigned int cpu)
 	return 0;
 }
 
-#ifdef TRCU_MUTANT_OFFLINE_CBS
-/*
- * MUTANT offline_cbs: lose a dead CPU's callbacks (issue 4's case c,
- * "dropped").  Running them early instead is no longer a reliable mutant:
- * the dying CPU is credited at its last idle halt, so by the dead step
- * its callbacks' grace periods have usually ended already.
- */
-static void trcu_mutant_run_dead_cbs(struct trcu_data *dead)
-{
-	long n = dead->qlen;
-
-	trcu_init_cblist(dead);
-	WRITE_ONCE(dead->qlen, 0);
-	if (n)
-		pr_info("mutant offline_cbs: CPU %d: %ld callbacks dropped\n",
-			dead->cpu, n);
-}
-#endif
-
 /*
  * Hotplug dead step for @cpu, on a surviving control CPU.  The dead CPU
  * runs nothing, so its trcu_data may be touched from here.
@@ -72,14 +53,10 @@ static int trcu_cpu_dead(unsigned int cpu)
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		rsp = &trcu_states[i];
 		trcu_cpu_dead_bits(rsp, cpu);
-#ifdef TRCU_MUTANT_OFFLINE_CBS
-		trcu_mutant_run_dead_cbs(per_cpu_ptr(rsp->rda, cpu));
-#else
 		local_irq_disable();
 		trcu_adopt_cbs(rsp, per_cpu_ptr(rsp->rda, cpu),
 			       this_cpu_ptr(rsp->rda));
 		local_irq_enable();
-#endif
 	}
 	return 0;
 }

@@ -56,11 +56,8 @@ static void trcu_kfree_batch_cb(struct rcu_head *rh)
 						  rh);
 	int i;
 
-	for (i = 0; i < b->nr; i++) {
-#ifndef TRCU_MUTANT_KFREE_LEAK
+	for (i = 0; i < b->nr; i++)
 		kfree(b->ptrs[i]);
-#endif
-	}
 	free_page((unsigned long)b);
 }
 

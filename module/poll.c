@@ -35,10 +35,6 @@ unsigned long trcu_poll_get_state(struct trcu_state *rsp)
 	 */
 	smp_mb();
 	cookie = (unsigned long)READ_ONCE(rsp->gpnum) + 1;
-#ifdef TRCU_MUTANT_POLL_EARLY
-	/* MUTANT poll_early: accept the GP that may already be running. */
-	cookie--;
-#endif
 	return cookie;
 }
 

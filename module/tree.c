@@ -136,12 +136,8 @@ void trcu_tree_free(struct trcu_state *rsp)
 	 * (stock LOADUNLOAD: Percpu).  MUTANT node_leak: the node array
 	 * (debug kernel, LOADUNLOAD-KMEMLEAK: kmemleak).
 	 */
-#ifndef TRCU_MUTANT_UNLOAD_LEAK
 	free_percpu(rsp->rda);
-#endif
-#ifndef TRCU_MUTANT_NODE_LEAK
 	kfree(rsp->node);
-#endif
 	rsp->rda = NULL;
 	rsp->node = NULL;
 }
@@ -168,15 +164,7 @@ notrace void trcu_note_gp_changes(struct trcu_state *rsp,
 	rdp->completed = rnp->completed;
 	if (rnp->gpnum != rdp->gpnum) {
 		rdp->gpnum = rnp->gpnum;
-#ifndef TRCU_MUTANT_QS_NEXT_GP
 		rdp->passed_quiesc = false;
-#else
-		/*
-		 * MUTANT qs_next_gp: keep a QS seen during the previous GP
-		 * and credit it to this one.
-		 */
-		rdp->passed_quiesc_completed = rnp->completed;
-#endif
 		rdp->qs_pending = !!(rnp->qsmask & rdp->grpmask);
 	}
 	raw_spin_unlock(&rnp->lock);
@@ -205,13 +193,6 @@ bool trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			raw_spin_unlock_irqrestore(&rnp->lock, flags);
 			return false;
 		}
-#ifdef TRCU_MUTANT_NO_ROOT
-		/* MUTANT no_root: the root's last bit is never cleared. */
-		if (!rnp->parent && rnp->qsmask == mask) {
-			raw_spin_unlock_irqrestore(&rnp->lock, flags);
-			return false;
-		}
-#endif
 		rnp->qsmask &= ~mask;
 		if (rnp->qsmask) {
 			raw_spin_unlock_irqrestore(&rnp->lock, flags);
@@ -605,10 +586,6 @@ static void trcu_synchronize(struct trcu_state *rsp,
 	struct rcu_synchronize rs;
 
 	might_sleep();
-#ifdef TRCU_MUTANT_SYNC_NOOP
-	/* MUTANT sync_noop: return without waiting for readers. */
-	return;
-#endif
 	init_rcu_head_on_stack(&rs.head);
 	init_completion(&rs.completion);
 	call(&rs.head, wakeme_after_rcu);

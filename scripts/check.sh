@@ -27,6 +27,7 @@ host_checks() {
 	echo "unit:verdict|python3 tests/verdict/run-tests.py"
 	[ -f tests/geometry/Makefile ] && echo "unit:geometry|make -C tests/geometry check"
 	echo "model|scripts/model-check.sh"
+	echo "mutant patches|scripts/mutants-check.sh"
 	echo "rst|scripts/rst-check.sh"
 	echo "checkpatch|check_checkpatch"
 	echo "sparse|check_sparse"
