@@ -42,6 +42,62 @@ static bool trcu_seg_empty(struct trcu_data *rdp, int i)
 }
 
 /*
+ * Walk @rdp's list and check that the tails are met in segment order
+ * (each at or after the previous one) and that it holds no more than
+ * ->qlen callbacks (fewer while trcu_invoke_cbs() has a batch out of the
+ * list), exactly ->qlen if @exact.  O(n), so only under CONFIG_PROVE_RCU
+ * (the debug kernel), where a broken list should be caught where it
+ * breaks rather than as a lost callback much later, and only at points
+ * that are not per call_trcu(): a batch's end and adoption.  Longer lists
+ * than TRCU_CBLIST_WALK_MAX (floods) are not walked, which bounds the
+ * cost per batch.  Caller: owner CPU with irqs off, or hotplug.
+ */
+#define TRCU_CBLIST_WALK_MAX	1000
+static void trcu_cblist_walk(struct trcu_data *rdp, bool exact)
+{
+	struct rcu_head **pos = &rdp->nxtlist;
+	long n = 0;
+	int i = 0;
+
+	if (!IS_ENABLED(CONFIG_PROVE_RCU) || rdp->qlen > TRCU_CBLIST_WALK_MAX)
+		return;
+
+	for (;;) {
+		while (i < TRCU_NEXT_SIZE && rdp->nxttail[i] == pos)
+			i++;
+		if (!*pos)
+			break;
+		pos = &(*pos)->next;
+		if (WARN_ON_ONCE(++n > rdp->qlen))
+			return;
+	}
+	/* Every tail met on the way, the last one at the list's end. */
+	WARN_ON_ONCE(i != TRCU_NEXT_SIZE || rdp->nxttail[i - 1] != pos);
+	WARN_ON_ONCE(exact && n != rdp->qlen);
+}
+
+/*
+ * Cheap (O(1)) consistency checks of @rdp's segmented list, after every
+ * change of it.  An empty segment's tail equals the previous one's, so a
+ * tail at the head forces all earlier tails there too; the last tail ends
+ * the list; an empty list has every tail at the head; queued callbacks
+ * are counted in ->qlen.
+ * Caller: owner CPU with irqs off (or hotplug on a dead CPU's data).
+ */
+static void trcu_cblist_check(struct trcu_data *rdp)
+{
+	int i;
+
+	for (i = TRCU_NEXT_SIZE - 1; i > 0; i--)
+		WARN_ON_ONCE(rdp->nxttail[i] == &rdp->nxtlist &&
+			     rdp->nxttail[i - 1] != &rdp->nxtlist);
+	WARN_ON_ONCE(*rdp->nxttail[TRCU_NEXT_TAIL]);
+	WARN_ON_ONCE(!rdp->nxtlist !=
+		     (rdp->nxttail[TRCU_NEXT_TAIL] == &rdp->nxtlist));
+	WARN_ON_ONCE(rdp->qlen < 0 || (rdp->nxtlist && !rdp->qlen));
+}
+
+/*
  * Move the WAIT and NEXT_READY segments whose grace period has completed
  * to DONE, then close the gap so a waiting NEXT_READY becomes WAIT.
  * Returns true if DONE is not empty.
@@ -51,6 +107,7 @@ bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 {
 	long c = READ_ONCE(rsp->completed);
 
+	lockdep_assert_irqs_disabled();
 	/*
 	 * Read ->completed before invoking anything it allows; pairs with
 	 * the smp_mb() in trcu_gp_cleanup() before ->completed advances.
@@ -75,6 +132,7 @@ bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 		rdp->nxtcompleted[TRCU_WAIT_TAIL] =
 			rdp->nxtcompleted[TRCU_NEXT_READY_TAIL];
 	}
+	trcu_cblist_check(rdp);
 	return !trcu_seg_empty(rdp, TRCU_DONE_TAIL);
 }
 
@@ -93,6 +151,7 @@ bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	long c;
 	int i;
 
+	lockdep_assert_irqs_disabled();
 	if (!trcu_seg_empty(rdp, TRCU_NEXT_TAIL)) {
 		/*
 		 * Queueing before the ->gpnum read; pairs with smp_mb() in
@@ -117,6 +176,7 @@ bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 				rdp->nxttail[TRCU_NEXT_TAIL];
 			rdp->nxtcompleted[TRCU_WAIT_TAIL] = c;
 		}
+		trcu_cblist_check(rdp);
 	}
 	/* Request the newest GP any numbered segment waits for. */
 	for (i = TRCU_NEXT_READY_TAIL; i >= TRCU_WAIT_TAIL; i--) {
@@ -137,6 +197,7 @@ bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp)
 {
 	long c = READ_ONCE(rsp->completed);
 
+	lockdep_assert_irqs_disabled();
 	if (!rdp->nxtlist)
 		return false;
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL) ||
@@ -204,7 +265,8 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	}
 	/* Decremented only now, so trcu_barrier() sees in-flight ones. */
 	WRITE_ONCE(rdp->qlen, rdp->qlen - count);
-	rdp->n_cbs_invoked += count;
+	trcu_cblist_check(rdp);
+	trcu_cblist_walk(rdp, false);
 	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
@@ -306,8 +368,12 @@ void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 	struct rcu_head *rest, **pos;
 	int i;
 
+	lockdep_assert_irqs_disabled();
 	if (!dead->nxtlist)
 		return;
+	/* A dead CPU invokes nothing: every callback is on its list. */
+	trcu_cblist_check(dead);
+	trcu_cblist_walk(dead, true);
 	trcu_advance_cbs(rsp, dead);
 	rest = *dead->nxttail[TRCU_DONE_TAIL];
 	if (dead->nxttail[TRCU_DONE_TAIL] != &dead->nxtlist) {
@@ -323,10 +389,11 @@ void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 		rdp->nxttail[TRCU_NEXT_TAIL] = dead->nxttail[TRCU_NEXT_TAIL];
 	}
 	WRITE_ONCE(rdp->qlen, rdp->qlen + dead->qlen);
-	rdp->n_cbs_adopted += dead->qlen;
 	WRITE_ONCE(dead->qlen, 0);
 	trcu_init_cblist(dead);
 	trcu_accelerate_cbs(rsp, rdp);
+	trcu_cblist_check(rdp);
+	trcu_cblist_walk(rdp, false);
 	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
 		trcu_raise_core(rdp);
 }

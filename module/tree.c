@@ -179,13 +179,26 @@ NOKPROBE_SYMBOL(trcu_note_gp_changes);
  * raw spinlock -- a wait queue's lock is a sleeping lock on PREEMPT_RT,
  * and lockdep's raw-lock nesting check rejects it under fqslock or
  * onofflock.  Caller holds @rnp->lock, taken with
- * raw_spin_lock_irqsave(.., @flags); it is released here.
+ * raw_spin_lock_irqsave(.., @flags); it is released here.  @rnp is a
+ * leaf (every caller reports CPUs).
  */
 bool trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			unsigned long mask, long gpnum, unsigned long flags)
 	__releases(rnp->lock)
 {
 	lockdep_assert_held(&rnp->lock);
+	/*
+	 * A leaf waits only for CPUs it covers: its qsmask was copied from
+	 * qsmaskinit at GP start, and qsmaskinit only grows until a dead
+	 * step clears a bit -- under onofflock, which it holds until it has
+	 * reported that CPU's QS here too.  So with onofflock free (its
+	 * holder's leaf accesses are ordered before ours by this leaf's
+	 * lock), qsmask is a subset of qsmaskinit.  Inner nodes are not
+	 * checked: a report on its way up may still carry a child's bit
+	 * that a dead step has cleared from qsmaskinit meanwhile.
+	 */
+	WARN_ON_ONCE(!raw_spin_is_locked(&rsp->onofflock) &&
+		     (rnp->qsmask & ~rnp->qsmaskinit));
 	for (;;) {
 		if (!(rnp->qsmask & mask) || rnp->gpnum != gpnum ||
 		    rnp->completed == gpnum) {

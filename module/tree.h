@@ -167,8 +167,6 @@ struct trcu_data {
 	long blimit;			/* Max callbacks invoked per batch. */
 	long gp_requested;		/* Highest GP number this CPU asked */
 					/*  the GP kthread for. */
-	unsigned long n_cbs_invoked;	/* Callbacks invoked here. */
-	unsigned long n_cbs_adopted;	/* Callbacks adopted from dead CPUs. */
 	struct tasklet_struct tasklet;	/* Per-CPU core work: notice GPs, */
 					/*  report QS, advance + invoke. */
 	struct irq_work kick_work;	/* Schedules ->tasklet from a */
