@@ -37,6 +37,7 @@
 #include <linux/rcupdate.h>
 
 #include "geometry.h"
+#include "params.h"
 
 #define TRCU_NR_FLAVORS		2
 
@@ -252,19 +253,6 @@ extern struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 /* Per-CPU dynticks, shared by both flavours; defined in dynticks.c. */
 extern struct trcu_dynticks __percpu *trcu_dynticks;
 
-/* Module parameters (main.c), read-only after init. */
-extern int trcu_fanout;
-extern int trcu_fanout_leaf;
-extern int trcu_fanout_exact;
-extern int trcu_dynticks_enabled;
-extern int trcu_stall_timeout;
-extern int trcu_jiffies_till_force_qs;
-extern int trcu_jiffies_till_first_fqs;
-extern int trcu_blimit;
-extern int trcu_qhimark;
-extern int trcu_qlowmark;
-extern int trcu_trace;
-extern int trcu_kfree_nobatch;
 /* hooks.c: booted preempt=full, sampled at load. */
 extern bool trcu_preempt_full;
 
