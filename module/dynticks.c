@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trcu dynticks: per-CPU counters that say whether a CPU is in an
- * extended quiescent state (tickless idle, no irq, no NMI reader), and
- * force_quiescent_state(), which credits such CPUs (and offline ones)
- * with quiescent states so that the grace period never waits for a CPU
- * that sleeps, and which nudges CPUs that are busy but slow to report.
+ * extended quiescent state (tickless idle, no irq, no NMI reader).  They
+ * are fed by the hooks (hooks.c) and read by force_quiescent_state()
+ * (tree.c), which credits such CPUs (and offline ones) with quiescent
+ * states so that the grace period never waits for a CPU that sleeps, and
+ * by the expedited scan (exp.c).  This file knows neither: it calls
+ * nothing of trcu's but the parameters.
  *
  * Counters: ->dynticks is odd while the CPU is non-idle or handling an
  * irq from idle, even while idle.  Every change is a fully ordered atomic
@@ -45,7 +47,6 @@
 #include <trcu.h>
 #include "tree.h"
 #include "compat.h"
-#include "trcu_trace.h"
 
 struct trcu_dynticks __percpu *trcu_dynticks;
 
@@ -168,20 +169,6 @@ int trcu_dynticks_nmi_trace(int cpu)
 int trcu_dynticks_snap(int cpu)
 {
 	return atomic_read(&per_cpu_ptr(trcu_dynticks, cpu)->dynticks);
-}
-
-/*
- * Count an IPI trcu is about to send to @cpu, and whether it will wake
- * the CPU from dynticks-idle (debugfs rcustats).  Senders on different
- * CPUs may race on the plain increments; these are statistics only.
- */
-void trcu_count_ipi(struct trcu_state *rsp, int cpu)
-{
-	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
-
-	WRITE_ONCE(rdp->n_ipi, rdp->n_ipi + 1);
-	if (trcu_dynticks_cpu_idle(cpu))
-		WRITE_ONCE(rdp->n_ipi_idle, rdp->n_ipi_idle + 1);
 }
 
 /*
@@ -310,163 +297,4 @@ int trcu_dynticks_sample(int cpu, bool *nmi)
 	*nmi = trcu_dynticks_in_nmi(cpu);
 	smp_mb(); /* The NMI check before the QS it allows. */
 	return d;
-}
-
-/*
- * IPI handler sent to a busy holdout.  Taking the interrupt is the
- * nudge; in addition, look at the interrupted context as the tick would:
- * preempt_count() here is the interrupted one plus HARDIRQ_OFFSET, so a
- * user-mode or preemptible kernel context (0), or the idle loop (1, idle
- * task), is a quiescent state.
- */
-static void trcu_nudge_cpu(void *info)
-{
-	int intr_count = preempt_count() - HARDIRQ_OFFSET;
-
-	if (!in_hardirq())
-		return;
-	trcu_check_callbacks(0, intr_count);
-	/*
-	 * preempt=full, interrupted with preemption disabled (maybe inside
-	 * a reader): ask for a reschedule, so that the preempt_enable()
-	 * ending that section enters __schedule(), a QS for the
-	 * rcu_note_context_switch() hook even if no other task runs.
-	 */
-	if (trcu_preempt_full && intr_count && !is_idle_task(current)) {
-		set_tsk_need_resched(current);
-		set_preempt_need_resched();
-	}
-}
-
-/*
- * Decide about one CPU whose bit is still set in a leaf's qsmask for the
- * current GP: return true if it is in (or passed through) an extended
- * quiescent state.  Phase 1 only snapshots.
- * Caller: force_quiescent_state(), fqslock held.
- */
-static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
-			       bool snapshot)
-{
-	bool nmi;
-	int d;
-
-	lockdep_assert_held(&rsp->fqslock);
-	/*
-	 * No blanket credit for an offline CPU: between clearing its online
-	 * bit and dying it still runs (stop-machine tail, the idle loop's
-	 * way to play_dead, maybe an interrupt).  It is credited below once
-	 * its counter shows it reached the idle loop's last step on that way
-	 * (trcu_idle_dead()), or by the hotplug dead step.  A CPU being
-	 * brought up is credited until it is marked online
-	 * (trcu_dynticks_not_started()).
-	 */
-	/*
-	 * The CPU running this scan (the GP kthread's, irqs off under
-	 * fqslock) is in no reader of either flavour, and this GP started
-	 * before the kthread got here: a QS.  Without this, from 16 vCPUs
-	 * on, busy GPs needed a second scan (make bench: 1.94 scans per GP)
-	 * for the CPU doing the scanning.
-	 */
-	if (rdp->cpu == smp_processor_id())
-		goto qs;
-	if (!trcu_dynticks_enabled)
-		return false;
-	/*
-	 * Even ->dynticks: idle now, a QS unless an NMI (maybe a reader)
-	 * runs there.  Changed since phase 1: the CPU went idle or left it
-	 * since, ending any reader (NMI ones too) it had at the snapshot.
-	 */
-	d = trcu_dynticks_sample(rdp->cpu, &nmi);
-	if (trcu_dynticks_not_started(rdp->cpu))
-		goto qs;
-	if (snapshot) {
-		rdp->dynticks_snap = d;
-		if (!(d & 1) && !nmi)
-			goto qs;
-		return false;
-	}
-	if (d != rdp->dynticks_snap || (!(d & 1) && !nmi))
-		goto qs;
-	return false;
-qs:
-	if (cpu_online(rdp->cpu))
-		rdp->dynticks_fqs++;
-	else
-		rdp->offline_fqs++;
-	return true;
-}
-
-/*
- * force_quiescent_state(): phase 1 (first call of a GP) snapshots the
- * dynticks counters of every CPU the GP still waits for and credits those
- * idle right now; later calls credit those whose counter moved or is
- * even, and IPI the remaining (busy, online) holdouts.  Idle and
- * offline CPUs are never IPIed.  Caller: GP kthread, no locks held.
- */
-void trcu_force_quiescent_state(struct trcu_state *rsp)
-{
-	struct trcu_node *rnp;
-	unsigned long flags, mask, qs;
-	cpumask_var_t nudge;
-	bool snapshot, have_mask;
-	long gpnum;
-	int cpu, credited = 0;
-
-	have_mask = zalloc_cpumask_var(&nudge, GFP_KERNEL);
-	raw_spin_lock_irqsave(&rsp->fqslock, flags);
-	rsp->n_force_qs++;
-	gpnum = READ_ONCE(rsp->gpnum);
-	if (gpnum == READ_ONCE(rsp->completed)) {
-		rsp->n_force_qs_ngp++;
-		raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
-		goto out;
-	}
-	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;
-	trcu_for_each_leaf(rsp, rnp) {
-		unsigned long f2;
-
-		qs = 0;
-		mask = READ_ONCE(rnp->qsmask);
-		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {
-			struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
-
-			if (!(mask & rdp->grpmask))
-				continue;
-			if (trcu_fqs_check_cpu(rsp, rdp, snapshot))
-				qs |= rdp->grpmask;
-			else if (!snapshot && have_mask && cpu_online(cpu) &&
-				 !trcu_dynticks_cpu_idle(cpu))
-				cpumask_set_cpu(cpu, nudge);
-		}
-		if (!qs)
-			continue;
-		credited += hweight_long(qs);
-		trcu_node_lock_irqsave(rnp, f2);
-		/* Only this GP's bits; trcu_report_qs_rnp() checks too. */
-		if (rnp->gpnum != gpnum) {
-			raw_spin_unlock_irqrestore(&rnp->lock, f2);
-			continue;
-		}
-		/*
-		 * No wakeup when the root empties: this is the GP kthread,
-		 * which checks its wait condition before it sleeps again.
-		 */
-		trcu_report_qs_rnp(rsp, rnp, qs & rnp->qsmask, gpnum, f2);
-	}
-	rsp->signaled = TRCU_FORCE_QS;
-	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
-	trace_trcu_fqs(rsp->name, gpnum, snapshot, credited,
-		       have_mask ? cpumask_weight(nudge) : 0);
-
-	if (have_mask) {
-		/* IPIs need irqs on: sent after dropping fqslock. */
-		for_each_cpu(cpu, nudge) {
-			per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
-			trcu_count_ipi(rsp, cpu);
-			smp_call_function_single(cpu, trcu_nudge_cpu, NULL, 0);
-		}
-	}
-out:
-	if (have_mask)
-		free_cpumask_var(nudge);
 }

@@ -24,6 +24,10 @@
  * (debugfs rcustats, and a line at unload).  The idle transitions use a
  * tracepoint, not kprobes, so that an irq arriving while they run still
  * has its irq_enter_rcu() probe run (dynticks.c).
+ *
+ * What a tick or a context switch means for the grace periods is the
+ * engine's business (tree.c: trcu_check_callbacks(), trcu_qs_all_flavors()):
+ * the handlers only call down into it and into the counters of dynticks.c.
  */
 #define pr_fmt(fmt) "trcu: " fmt
 
@@ -42,56 +46,6 @@
 #include "tree.h"
 
 /*
- * Per-tick work of one flavour: record a quiescent state if @qs, check
- * for a self-detected stall, and schedule the core tasklet if there is
- * anything for it (new GP, QS to report, callbacks to move or run).
- * Caller: tick probe or nudge IPI on this CPU, irqs off.
- */
-static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
-{
-	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
-	struct trcu_node *rnp = rdp->mynode;
-
-	if (qs) {
-		/*
-		 * A quiescent tick that finds a new GP in the leaf notices
-		 * it first, so the QS counts for it: otherwise the tasklet
-		 * would notice the GP, drop this QS, and the CPU would need
-		 * another tick.  Takes the leaf lock once per GP per CPU.
-		 */
-		if (READ_ONCE(rnp->gpnum) != rdp->gpnum)
-			trcu_note_gp_changes(rsp, rdp);
-		rdp->passed_quiesc = true;
-		rdp->passed_quiesc_completed = rdp->completed;
-		trcu_exp_report_qs(rsp->flavor);	/* exp.c */
-	}
-	trcu_stall_check_self(rsp, rdp);
-	if (READ_ONCE(rnp->gpnum) != rdp->gpnum ||
-	    READ_ONCE(rnp->completed) != rdp->completed ||
-	    (rdp->qs_pending && rdp->passed_quiesc) ||
-	    trcu_cbs_ready(rsp, rdp))
-		trcu_raise_core(rdp);
-}
-NOKPROBE_SYMBOL(trcu_tick_flavor);
-
-/*
- * Tick (or nudge IPI) on this CPU.  @intr_count is the preempt_count()
- * of the interrupted context, @user_tick whether it was user mode: see
- * trcu_ctx_quiescent() for what makes it a QS of each flavour.
- * Caller: hardirq, irqs off.
- */
-notrace void trcu_check_callbacks(int user_tick, int intr_count)
-{
-	trcu_tick_flavor(&trcu_sched_state,
-			 trcu_ctx_quiescent(TRCU_FLAVOR_SCHED, user_tick,
-					    intr_count));
-	trcu_tick_flavor(&trcu_bh_state,
-			 trcu_ctx_quiescent(TRCU_FLAVOR_BH, user_tick,
-					    intr_count));
-}
-NOKPROBE_SYMBOL(trcu_check_callbacks);
-
-/*
  * update_process_times(int user_tick) pre-handler.  Measured in the stock
  * 6.1 guest (ftrace-based kprobe): preempt_count() here is the
  * interrupted context's count + HARDIRQ_OFFSET + 1, the 1 being the
@@ -108,26 +62,6 @@ static notrace int trcu_tick_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(trcu_tick_pre);
-
-/*
- * A QS for both flavours on this CPU: flags only (plus an irq_work for a
- * waiting expedited GP), so any hook may call it, even under the
- * runqueue lock.  Caller: a hook, preemption or irqs off.
- */
-static notrace void trcu_qs_all_flavors(void)
-{
-	struct trcu_data *rdp;
-	int i;
-
-	trcu_dynticks_running();
-	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
-		rdp = this_cpu_ptr(trcu_states[i].rda);
-		rdp->passed_quiesc = true;
-		rdp->passed_quiesc_completed = rdp->completed;
-		trcu_exp_report_qs(i);	/* exp.c: flags + irq_work only */
-	}
-}
-NOKPROBE_SYMBOL(trcu_qs_all_flavors);
 
 /*
  * sched_switch tracepoint: a context switch is a QS for both flavours (no
@@ -216,8 +150,6 @@ static struct kprobe trcu_kp_note_cs = {
 	.pre_handler = trcu_note_cs_pre,
 };
 static bool trcu_note_cs_registered;
-/* Booted preempt=full (sampled at load): see trcu_note_cs_pre(). */
-bool trcu_preempt_full;
 static struct kprobe trcu_kp_cond_resched = {
 	.symbol_name = "__cond_resched",
 	.pre_handler = trcu_cond_resched_pre,

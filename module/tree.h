@@ -253,7 +253,7 @@ extern struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 /* Per-CPU dynticks, shared by both flavours; defined in dynticks.c. */
 extern struct trcu_dynticks __percpu *trcu_dynticks;
 
-/* hooks.c: booted preempt=full, sampled at load. */
+/* tree.c: booted preempt=full, sampled at load by hooks.c. */
 extern bool trcu_preempt_full;
 
 /*
@@ -321,6 +321,9 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 		     long gpnum);
 void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
 void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu);
+void trcu_count_ipi(struct trcu_state *rsp, int cpu);
+void trcu_check_callbacks(int user_tick, int intr_count);
+void trcu_qs_all_flavors(void);
 
 /* poll.c: polled grace periods (cookies). */
 unsigned long trcu_poll_get_state(struct trcu_state *rsp);
@@ -344,7 +347,7 @@ void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 void trcu_do_barrier(struct trcu_state *rsp);
 void trcu_core_tasklet(struct tasklet_struct *t);
 
-/* dynticks.c: idle/irq/NMI counters and force_quiescent_state(). */
+/* dynticks.c: idle/irq/NMI counters. */
 int trcu_dynticks_init(void);
 void trcu_dynticks_free(void);
 void trcu_dynticks_cpu_init(int cpu);
@@ -354,20 +357,17 @@ int trcu_dynticks_sample(int cpu, bool *nmi);
 int trcu_dynticks_nmi_trace(int cpu);
 void trcu_nmi_enter(void);
 int trcu_dynticks_snap(int cpu);
-void trcu_count_ipi(struct trcu_state *rsp, int cpu);
 bool trcu_dynticks_not_started(int cpu);
 void trcu_dynticks_running(void);
 void trcu_idle_sleep(void);
 void trcu_idle_wake(void);
 void trcu_idle_dead(void);
 void trcu_irq_enter(void);
-void trcu_force_quiescent_state(struct trcu_state *rsp);
 
 /* hooks.c: kprobes and the sched_switch tracepoint. */
 int trcu_hooks_init(void);
 void trcu_hooks_exit(void);
 void trcu_hooks_misses(char *buf, size_t len);
-void trcu_check_callbacks(int user_tick, int intr_count);
 
 /* hotplug.c: cpuhp dynamic states. */
 int trcu_hotplug_init(void);
