@@ -2,11 +2,13 @@
 /*
  * trcu callbacks: the per-CPU four-segment list (see tree.h), moving
  * callbacks along as grace periods start and end, invoking them in
- * batches with bottom halves disabled, adopting a dead CPU's callbacks,
- * and trcu_barrier().  Per-CPU work runs in a per-CPU, per-flavour
- * tasklet scheduled from the tick probe or an IPI: that is softirq
- * context on the CPU that queued the callbacks, which is exactly where
- * Classic RCU invokes them.
+ * batches with bottom halves disabled, adopting a dead CPU's callbacks.
+ * A leaf, as the kernel's segmented callback list: it calls nothing of
+ * trcu's but the parameters and the trace events, and returns what the
+ * engine (tree.c) must do -- request a GP, reschedule the core tasklet.
+ * call_trcu(), the core tasklet that runs this per CPU (softirq on the
+ * CPU that queued the callbacks, exactly where Classic RCU invokes them)
+ * and trcu_barrier() are the engine's.
  */
 #define pr_fmt(fmt) "trcu: " fmt
 
@@ -142,11 +144,13 @@ bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
  * covers every reader that could see what they free.  They join WAIT or
  * NEXT_READY when that already waits for the same GP.  If both older
  * segments are busy with earlier GPs, they stay in NEXT until those
- * advance.  Then ask the GP kthread for the GP they need.
- * Returns true if callbacks wait for a GP not yet completed.
+ * advance.  Returns true, with the newest GP the numbered segments wait
+ * for in *@gpnum, if there is one: the caller asks the GP kthread for it
+ * (this file only keeps the list).
  * Caller: owner CPU with irqs off.
  */
-bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
+bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp,
+			 long *gpnum)
 {
 	long c;
 	int i;
@@ -178,14 +182,14 @@ bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 		}
 		trcu_cblist_check(rdp);
 	}
-	/* Request the newest GP any numbered segment waits for. */
+	/* The newest GP any numbered segment waits for: the caller asks. */
 	for (i = TRCU_NEXT_READY_TAIL; i >= TRCU_WAIT_TAIL; i--) {
 		if (!trcu_seg_empty(rdp, i)) {
-			trcu_request_gp(rsp, rdp, rdp->nxtcompleted[i]);
+			*gpnum = rdp->nxtcompleted[i];
 			return true;
 		}
 	}
-	return !trcu_seg_empty(rdp, TRCU_NEXT_TAIL);
+	return false;
 }
 
 /*
@@ -209,14 +213,16 @@ bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp)
 
 /*
  * Invoke at most ->blimit callbacks of the DONE segment (all of them
- * while ->qlen is above qhimark), and reschedule the tasklet for the
- * rest.  Caller: owner CPU's core tasklet (softirq: bh disabled), irqs on.
+ * while ->qlen is above qhimark).  Returns true if ready ones are left:
+ * the caller reschedules the core tasklet for them.
+ * Caller: owner CPU's core tasklet (softirq: bh disabled), irqs on.
  */
-void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
+bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 {
 	struct rcu_head *list, *next, **tail;
 	unsigned long flags;
 	long count = 0;
+	bool more;
 	int i;
 
 	local_irq_save(flags);
@@ -224,7 +230,7 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	tail = rdp->nxttail[TRCU_DONE_TAIL];
 	if (tail == &rdp->nxtlist) {
 		local_irq_restore(flags);
-		return;
+		return false;
 	}
 	rdp->nxtlist = *tail;
 	*tail = NULL;
@@ -270,107 +276,28 @@ void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
-	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
-		trcu_raise_core(rdp);
+	more = !trcu_seg_empty(rdp, TRCU_DONE_TAIL);
 	local_irq_restore(flags);
+	return more;
 }
-
-/*
- * The per-CPU core work of one flavour: notice GP start/end, report a
- * pending quiescent state, advance and number callbacks, invoke the
- * ready ones.  Tasklets of a dead CPU are moved to a survivor by the
- * softirq code, so always work on the CPU we run on.
- * Caller: softirq (tasklet), irqs on.
- */
-void trcu_core_tasklet(struct tasklet_struct *t)
-{
-	struct trcu_data *rdp = from_tasklet(rdp, t, tasklet);
-	struct trcu_state *rsp = rdp->rsp;
-	unsigned long flags;
-	bool done;
-
-	local_irq_save(flags);
-	rdp = this_cpu_ptr(rsp->rda);
-	trcu_note_gp_changes(rsp, rdp);
-	trcu_check_report_qs(rsp, rdp);
-	done = trcu_advance_cbs(rsp, rdp);
-	trcu_accelerate_cbs(rsp, rdp);
-	local_irq_restore(flags);
-	if (done)
-		trcu_invoke_cbs(rsp, rdp);
-}
-
-/*
- * Queue @head on this CPU's NEXT segment and number it at once, so that
- * a trcu with no grace period running starts one without waiting for a
- * tick.  Any context but NMI, with any lock held: the GP kthread is
- * woken through an irq_work, never directly.
- */
-static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
-			rcu_callback_t func)
-{
-	struct trcu_data *rdp;
-	unsigned long flags;
-
-	head->func = func;
-	head->next = NULL;
-	local_irq_save(flags);
-	rdp = this_cpu_ptr(rsp->rda);
-	*rdp->nxttail[TRCU_NEXT_TAIL] = head;
-	rdp->nxttail[TRCU_NEXT_TAIL] = &head->next;
-	WRITE_ONCE(rdp->qlen, rdp->qlen + 1);
-	if (unlikely(rdp->qlen > trcu_qhimark)) {
-		/* Flooded: lift the batch limit and push the GP along. */
-		/*
-		 * MUTANT cb_trickle: the batch limit is never lifted and what
-		 * it leaves waits for the next tick (FWD: ->blimit per tick).
-		 */
-		rdp->blimit = LONG_MAX;
-		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
-			trcu_gp_wake_deferred(rsp);
-	}
-	trcu_accelerate_cbs(rsp, rdp);
-	local_irq_restore(flags);
-}
-
-/**
- * call_trcu() - queue a callback to run after a trcu grace period
- * @head: structure to be used for queueing the callback
- * @func: function to invoke, with bottom halves disabled, on this CPU
- */
-void call_trcu(struct rcu_head *head, rcu_callback_t func)
-{
-	__call_trcu(&trcu_sched_state, head, func);
-}
-EXPORT_SYMBOL_GPL(call_trcu);
-
-/**
- * call_trcu_bh() - queue a callback to run after a trcu_bh grace period
- * @head: structure to be used for queueing the callback
- * @func: function to invoke
- */
-void call_trcu_bh(struct rcu_head *head, rcu_callback_t func)
-{
-	__call_trcu(&trcu_bh_state, head, func);
-}
-EXPORT_SYMBOL_GPL(call_trcu_bh);
 
 /*
  * Move all of dead CPU @dead's callbacks to @rdp: its DONE ones behind
  * @rdp's DONE, all others behind @rdp's NEXT, to get a fresh GP number
  * (waiting longer is always safe).  Order among @dead's callbacks is
- * kept, which trcu_barrier() relies on.
+ * kept, which trcu_barrier() relies on.  Returns false if @dead had
+ * none; else the caller numbers @rdp's NEXT (trcu_accelerate_cbs()).
  * Caller: hotplug dead step on @rdp's CPU, irqs off; @dead's CPU is dead.
  */
-void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
-		    struct trcu_data *rdp)
+bool trcu_cblist_adopt(struct trcu_state *rsp, struct trcu_data *dead,
+		       struct trcu_data *rdp)
 {
 	struct rcu_head *rest, **pos;
 	int i;
 
 	lockdep_assert_irqs_disabled();
 	if (!dead->nxtlist)
-		return;
+		return false;
 	/* A dead CPU invokes nothing: every callback is on its list. */
 	trcu_cblist_check(dead);
 	trcu_cblist_walk(dead, true);
@@ -391,83 +318,25 @@ void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 	WRITE_ONCE(rdp->qlen, rdp->qlen + dead->qlen);
 	WRITE_ONCE(dead->qlen, 0);
 	trcu_init_cblist(dead);
-	trcu_accelerate_cbs(rsp, rdp);
 	trcu_cblist_check(rdp);
 	trcu_cblist_walk(rdp, false);
-	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
-		trcu_raise_core(rdp);
+	return true;
 }
 
-/* trcu_barrier()'s callback: the last one wakes the waiter. */
-static void trcu_barrier_callback(struct rcu_head *head)
+/* Has @rdp callbacks ready to invoke?  Caller: owner, irqs off. */
+bool trcu_cbs_done(struct trcu_data *rdp)
 {
-	struct trcu_data *rdp = container_of(head, struct trcu_data, barrier);
-	struct trcu_state *rsp = rdp->rsp;
-
-	if (atomic_dec_and_test(&rsp->barrier_cpu_count))
-		complete(&rsp->barrier_completion);
-}
-
-/* IPI handler: queue this CPU's barrier callback behind its others. */
-static void trcu_barrier_func(void *info)
-{
-	struct trcu_state *rsp = info;
-	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
-
-	__call_trcu(rsp, &rdp->barrier, trcu_barrier_callback);
+	return !trcu_seg_empty(rdp, TRCU_DONE_TAIL);
 }
 
 /*
- * Wait for every callback of @rsp queued before the call.  CPUs with no
- * callbacks (idle ones in particular) are skipped, not disturbed.
- * Hotplug is held off while the barrier callbacks are queued; a CPU
- * that dies afterwards hands its barrier callback, in order, to the
- * adopter.  Caller: process context, no locks.
+ * Queue @head at the end of @rdp's NEXT segment and count it.
+ * Caller: owner CPU with irqs off.
  */
-void trcu_do_barrier(struct trcu_state *rsp)
+void trcu_cblist_enqueue(struct trcu_data *rdp, struct rcu_head *head)
 {
-	int cpu;
-
-	mutex_lock(&rsp->barrier_mutex);
-	cpus_read_lock();
-	reinit_completion(&rsp->barrier_completion);
-	atomic_set(&rsp->barrier_cpu_count, 1);
-	/*
-	 * Callers' earlier call_trcu()s (their ->qlen increments) are seen
-	 * by the ->qlen reads below; pairs with the irq-disabled update in
-	 * __call_trcu() being complete before the caller came here.
-	 */
-	smp_mb();
-	for_each_online_cpu(cpu) {
-		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
-
-		if (!READ_ONCE(rdp->qlen))
-			continue;
-		atomic_inc(&rsp->barrier_cpu_count);
-		trcu_count_ipi(rsp, cpu);
-		smp_call_function_single(cpu, trcu_barrier_func, rsp, 1);
-	}
-	cpus_read_unlock();
-	if (atomic_dec_and_test(&rsp->barrier_cpu_count))
-		complete(&rsp->barrier_completion);
-	wait_for_completion(&rsp->barrier_completion);
-	mutex_unlock(&rsp->barrier_mutex);
+	*rdp->nxttail[TRCU_NEXT_TAIL] = head;
+	rdp->nxttail[TRCU_NEXT_TAIL] = &head->next;
+	WRITE_ONCE(rdp->qlen, rdp->qlen + 1);
+	trcu_cblist_check(rdp);
 }
-
-/**
- * trcu_barrier() - wait for all trcu callbacks queued before the call
- */
-void trcu_barrier(void)
-{
-	trcu_do_barrier(&trcu_sched_state);
-}
-EXPORT_SYMBOL_GPL(trcu_barrier);
-
-/**
- * trcu_barrier_bh() - wait for all trcu_bh callbacks queued before
- */
-void trcu_barrier_bh(void)
-{
-	trcu_do_barrier(&trcu_bh_state);
-}
-EXPORT_SYMBOL_GPL(trcu_barrier_bh);

@@ -31,6 +31,8 @@
 
 struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 
+static void trcu_core_tasklet(struct tasklet_struct *t);
+
 /* ->kick_work: in hardirq, so the tasklet runs at this irq's exit. */
 static void trcu_kick_work(struct irq_work *work)
 {
@@ -846,6 +848,188 @@ void trcu_gp_kthread_stop(struct trcu_state *rsp)
 		kthread_stop(rsp->gp_kthread);
 	rsp->gp_kthread = NULL;
 }
+
+/*
+ * Number @rdp's new callbacks (callbacks.c) and ask the GP kthread for
+ * the newest GP they wait for.  Caller: owner CPU with irqs off.
+ */
+static void trcu_accelerate_gp(struct trcu_state *rsp, struct trcu_data *rdp)
+{
+	long gpnum;
+
+	if (trcu_accelerate_cbs(rsp, rdp, &gpnum))
+		trcu_request_gp(rsp, rdp, gpnum);
+}
+
+/*
+ * Hotplug dead step: move dead CPU @dead's callbacks to @rdp
+ * (trcu_cblist_adopt()), number them, and run the core tasklet if some
+ * are ready.  Caller: @rdp's CPU, irqs off; @dead's CPU is dead.
+ */
+void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
+		    struct trcu_data *rdp)
+{
+	if (!trcu_cblist_adopt(rsp, dead, rdp))
+		return;
+	trcu_accelerate_gp(rsp, rdp);
+	if (trcu_cbs_done(rdp))
+		trcu_raise_core(rdp);
+}
+
+/*
+ * The per-CPU core work of one flavour: notice GP start/end, report a
+ * pending quiescent state, advance and number callbacks, invoke the
+ * ready ones.  Tasklets of a dead CPU are moved to a survivor by the
+ * softirq code, so always work on the CPU we run on.
+ * Caller: softirq (tasklet), irqs on.
+ */
+static void trcu_core_tasklet(struct tasklet_struct *t)
+{
+	struct trcu_data *rdp = from_tasklet(rdp, t, tasklet);
+	struct trcu_state *rsp = rdp->rsp;
+	unsigned long flags;
+	bool done;
+
+	local_irq_save(flags);
+	rdp = this_cpu_ptr(rsp->rda);
+	trcu_note_gp_changes(rsp, rdp);
+	trcu_check_report_qs(rsp, rdp);
+	done = trcu_advance_cbs(rsp, rdp);
+	trcu_accelerate_gp(rsp, rdp);
+	local_irq_restore(flags);
+	if (done && trcu_invoke_cbs(rsp, rdp)) {
+		local_irq_save(flags);
+		trcu_raise_core(rdp);
+		local_irq_restore(flags);
+	}
+}
+
+/*
+ * Queue @head on this CPU's NEXT segment and number it at once, so that
+ * a trcu with no grace period running starts one without waiting for a
+ * tick.  Any context but NMI, with any lock held: the GP kthread is
+ * woken through an irq_work, never directly.
+ */
+static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
+			rcu_callback_t func)
+{
+	struct trcu_data *rdp;
+	unsigned long flags;
+
+	head->func = func;
+	head->next = NULL;
+	local_irq_save(flags);
+	rdp = this_cpu_ptr(rsp->rda);
+	trcu_cblist_enqueue(rdp, head);
+	if (unlikely(rdp->qlen > trcu_qhimark)) {
+		/* Flooded: lift the batch limit and push the GP along. */
+		/*
+		 * MUTANT cb_trickle: the batch limit is never lifted and what
+		 * it leaves waits for the next tick (FWD: ->blimit per tick).
+		 */
+		rdp->blimit = LONG_MAX;
+		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
+			trcu_gp_wake_deferred(rsp);
+	}
+	trcu_accelerate_gp(rsp, rdp);
+	local_irq_restore(flags);
+}
+
+/**
+ * call_trcu() - queue a callback to run after a trcu grace period
+ * @head: structure to be used for queueing the callback
+ * @func: function to invoke, with bottom halves disabled, on this CPU
+ */
+void call_trcu(struct rcu_head *head, rcu_callback_t func)
+{
+	__call_trcu(&trcu_sched_state, head, func);
+}
+EXPORT_SYMBOL_GPL(call_trcu);
+
+/**
+ * call_trcu_bh() - queue a callback to run after a trcu_bh grace period
+ * @head: structure to be used for queueing the callback
+ * @func: function to invoke
+ */
+void call_trcu_bh(struct rcu_head *head, rcu_callback_t func)
+{
+	__call_trcu(&trcu_bh_state, head, func);
+}
+EXPORT_SYMBOL_GPL(call_trcu_bh);
+
+/* trcu_barrier()'s callback: the last one wakes the waiter. */
+static void trcu_barrier_callback(struct rcu_head *head)
+{
+	struct trcu_data *rdp = container_of(head, struct trcu_data, barrier);
+	struct trcu_state *rsp = rdp->rsp;
+
+	if (atomic_dec_and_test(&rsp->barrier_cpu_count))
+		complete(&rsp->barrier_completion);
+}
+
+/* IPI handler: queue this CPU's barrier callback behind its others. */
+static void trcu_barrier_func(void *info)
+{
+	struct trcu_state *rsp = info;
+	struct trcu_data *rdp = this_cpu_ptr(rsp->rda);
+
+	__call_trcu(rsp, &rdp->barrier, trcu_barrier_callback);
+}
+
+/*
+ * Wait for every callback of @rsp queued before the call.  CPUs with no
+ * callbacks (idle ones in particular) are skipped, not disturbed.
+ * Hotplug is held off while the barrier callbacks are queued; a CPU
+ * that dies afterwards hands its barrier callback, in order, to the
+ * adopter.  Caller: process context, no locks.
+ */
+static void trcu_do_barrier(struct trcu_state *rsp)
+{
+	int cpu;
+
+	mutex_lock(&rsp->barrier_mutex);
+	cpus_read_lock();
+	reinit_completion(&rsp->barrier_completion);
+	atomic_set(&rsp->barrier_cpu_count, 1);
+	/*
+	 * Callers' earlier call_trcu()s (their ->qlen increments) are seen
+	 * by the ->qlen reads below; pairs with the irq-disabled update in
+	 * __call_trcu() being complete before the caller came here.
+	 */
+	smp_mb();
+	for_each_online_cpu(cpu) {
+		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+		if (!READ_ONCE(rdp->qlen))
+			continue;
+		atomic_inc(&rsp->barrier_cpu_count);
+		trcu_count_ipi(rsp, cpu);
+		smp_call_function_single(cpu, trcu_barrier_func, rsp, 1);
+	}
+	cpus_read_unlock();
+	if (atomic_dec_and_test(&rsp->barrier_cpu_count))
+		complete(&rsp->barrier_completion);
+	wait_for_completion(&rsp->barrier_completion);
+	mutex_unlock(&rsp->barrier_mutex);
+}
+
+/**
+ * trcu_barrier() - wait for all trcu callbacks queued before the call
+ */
+void trcu_barrier(void)
+{
+	trcu_do_barrier(&trcu_sched_state);
+}
+EXPORT_SYMBOL_GPL(trcu_barrier);
+
+/**
+ * trcu_barrier_bh() - wait for all trcu_bh callbacks queued before
+ */
+void trcu_barrier_bh(void)
+{
+	trcu_do_barrier(&trcu_bh_state);
+}
+EXPORT_SYMBOL_GPL(trcu_barrier_bh);
 
 /* Wait for a grace period of @rsp, by queueing a callback and sleeping. */
 static void trcu_synchronize(struct trcu_state *rsp,

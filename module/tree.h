@@ -324,6 +324,8 @@ void trcu_cpu_dead_bits(struct trcu_state *rsp, int cpu);
 void trcu_count_ipi(struct trcu_state *rsp, int cpu);
 void trcu_check_callbacks(int user_tick, int intr_count);
 void trcu_qs_all_flavors(void);
+void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
+		    struct trcu_data *rdp);
 
 /* poll.c: polled grace periods (cookies). */
 unsigned long trcu_poll_get_state(struct trcu_state *rsp);
@@ -336,16 +338,17 @@ void trcu_exp_report_qs(int flavor);
 void trcu_kfree_init(void);
 void trcu_kfree_exit(void);
 
-/* callbacks.c: segmented per-CPU callback lists, invocation, barrier. */
+/* callbacks.c: segmented per-CPU callback lists (a leaf), invocation. */
 void trcu_init_cblist(struct trcu_data *rdp);
+void trcu_cblist_enqueue(struct trcu_data *rdp, struct rcu_head *head);
 bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
-bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
-void trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
+bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp,
+			 long *gpnum);
+bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
 bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp);
-void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
-		    struct trcu_data *rdp);
-void trcu_do_barrier(struct trcu_state *rsp);
-void trcu_core_tasklet(struct tasklet_struct *t);
+bool trcu_cbs_done(struct trcu_data *rdp);
+bool trcu_cblist_adopt(struct trcu_state *rsp, struct trcu_data *dead,
+		       struct trcu_data *rdp);
 
 /* dynticks.c: idle/irq/NMI counters. */
 int trcu_dynticks_init(void);
