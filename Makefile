@@ -10,6 +10,7 @@
 #   make deps           install the Debian packages the build and the guest need
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
+#   make objgraph       build, print trcu.ko's object graph, fail on a cycle
 #   make deps-6.12      install Debian 12's newest 6.12 kernel image + headers
 #   make check-6.12     build against 6.12 and run the TREE scenarios on it
 #                       (optional: `make check` needs only the 6.1 packages)
@@ -66,6 +67,7 @@ SOAK_SCENARIOS ?=
 SOAK_JOBS ?= 2
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
+.PHONY: objgraph
 .PHONY: bench bench-smoke
 .PHONY: deps-6.12 check-6.12 soak
 
@@ -117,6 +119,9 @@ debug-modules:
 
 check:
 	@'$(TOP)/scripts/check.sh'
+
+objgraph: all
+	@'$(TOP)/scripts/objgraph-check.sh'
 
 mutants:
 	@'$(TOP)/scripts/check.sh' --mutants

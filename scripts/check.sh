@@ -32,6 +32,7 @@ host_checks() {
 	echo "checkpatch|check_checkpatch"
 	echo "sparse|check_sparse"
 	echo "build W=1|check_build_w1"
+	echo "objgraph|scripts/objgraph-check.sh"
 }
 
 # shellcheck disable=SC2317  # host checks are called through host_checks
