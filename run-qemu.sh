@@ -336,7 +336,15 @@ qemu_cmd() {
 	local accel_arg="tcg,thread=single"
 	[ "$ACCEL" = tcg-multi ] && accel_arg="tcg,thread=multi"
 	[ "$ACCEL" = kvm ] && accel_arg=kvm
-	local append="console=ttyS0 cryptomgr.notests printk.time=1 panic=-1 oops=panic loglevel=7${BOOT_ARGS:+ $BOOT_ARGS}"
+	# The debug kernel checks raw-lock nesting, and the 8250 console driver
+	# of 6.1 takes a spinlock_t: any printk from hardirq (a slow hrtimer
+	# interrupt's own warning under TCG, a stall warning from the tick)
+	# would trip it.  There the kernel log goes through the early serial
+	# console instead, which writes to the UART without a lock, and no
+	# real console is enabled (no console is named "none").
+	local console="console=ttyS0"
+	[ "$KERNEL" = debug ] && console="earlyprintk=serial,ttyS0,115200,keep console=none"
+	local append="$console cryptomgr.notests printk.time=1 panic=-1 oops=panic loglevel=7${BOOT_ARGS:+ $BOOT_ARGS}"
 	QEMU_CMD=(qemu-system-x86_64 -accel "$accel_arg" -m "$mem" -smp "$SMP_ARG"
 		-nodefaults -display none -no-reboot
 		-kernel "$BZIMAGE" -initrd "$2" -append "$append"
