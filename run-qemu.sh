@@ -286,6 +286,11 @@ load_scenario() {
 	TRCU_ARGS="$TRCU_ARGS${EXTRA_TRCU:+ $EXTRA_TRCU}"
 	TORTURE_ARGS="$TORTURE_ARGS${EXTRA_TORTURE:+ $EXTRA_TORTURE}"
 	BOOT_ARGS="$BOOT_ARGS${EXTRA_BOOT:+ $EXTRA_BOOT}"
+	SCENARIO_ERROR=
+	case "$ICOUNT" in
+	''|[0-9]) ;;
+	*) SCENARIO_ERROR="ICOUNT=$ICOUNT: want a shift of 0..9" ;;
+	esac
 	CPUS=$SMP
 	[ -n "$MAXCPUS" ] && [ "$MAXCPUS" -gt "$CPUS" ] && CPUS=$MAXCPUS
 	# Watchdog: twice the duration + 2 min, + 3 s per vCPU for TCG boot.
@@ -349,6 +354,11 @@ qemu_cmd() {
 		-nodefaults -display none -no-reboot
 		-kernel "$BZIMAGE" -initrd "$2" -append "$append"
 		-serial "file:$1/console.log" -serial "file:$1/markers.log")
+	# ICOUNT=shift: guest time is instructions (2^shift ns each), not the
+	# host's clock, so a cost measured in the guest is an instruction count
+	# that host load cannot change.  sleep=off: when every vCPU halts the
+	# clock jumps to the next timer instead of waiting for the host.
+	[ -n "$ICOUNT" ] && QEMU_CMD+=(-icount "shift=$ICOUNT,sleep=off")
 	printf '%q ' "${QEMU_CMD[@]}" >"$1/qemu.cmd"
 	echo >>"$1/qemu.cmd"
 }
@@ -455,9 +465,11 @@ run_one() {
 	# Everything the guest's /init reads, and everything the verdict needs
 	# (scripts/recheck.sh judges the directory again from it).
 	env_lines SCENARIO TRCU_ARGS TORTURE_ARGS DURATION GUEST_CMD GUEST_POST_CMD SCRIPT \
-		SMP CYCLES LABEL KIND EXPECT_STALL EXPECT_FAIL KERNEL MAXCPUS BOOT_ARGS \
+		SMP CYCLES LABEL KIND EXPECT_STALL EXPECT_FAIL KERNEL MAXCPUS BOOT_ARGS ICOUNT \
 		WATCHDOG MODULES >"$dir/scenario.env"
-	if [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then
+	if [ -n "$SCENARIO_ERROR" ]; then
+		HARNESS_ERROR="guest/scenarios/$SCENARIO: $SCENARIO_ERROR"
+	elif [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then
 		HARNESS_ERROR="no guest/tests/$SCRIPT.sh"
 	elif ! find_modules "$MODULES" 2>"$dir/modules.log"; then
 		HARNESS_ERROR=$(head -n 1 "$dir/modules.log")
