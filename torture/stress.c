@@ -95,7 +95,7 @@ static int tt_bar_worker_fn(void *arg)
 			break;
 		WRITE_ONCE(w->pending, true);
 		w->cb_gp = tt_cb_snap();
-		tt_ops->call(&w->rh, tt_bar_cb);
+		tt_call(&w->rh, tt_bar_cb);
 		if (atomic_dec_and_test(&tt_bar_posting))
 			wake_up(&tt_bar_done_wq);
 	}
@@ -270,7 +270,7 @@ static void tt_fwd_flood(void)
 		}
 		cb->cb_gp = tt_cb_snap();
 		cb->posted = jiffies;
-		tt_ops->call(&cb->rh, tt_fwd_cb_fn);
+		tt_call(&cb->rh, tt_fwd_cb_fn);
 		posted++;
 		if (!(posted & 0x3f))
 			cond_resched();
@@ -316,9 +316,94 @@ static int tt_fwd(void *arg)
 /* ---- CPU hotplug ------------------------------------------------------- */
 
 /*
- * Toggle a random CPU other than CPU 0 (which always stays online, so the
- * last online CPU is never offlined).  Only legal operations are counted
- * as attempts, so attempts and successes should match.
+ * onoff_cbs: callbacks posted on a CPU while it goes offline, so that at
+ * its dead step it still has callbacks waiting for grace periods (not
+ * only DONE ones) and the adopter must take them past its own DONE
+ * segment.  Posting only once before remove_cpu() was not enough: the
+ * offline path takes longer than a few grace periods, so every one of
+ * those callbacks was DONE (or invoked) at the dead step (HOTPLUG-LEAF,
+ * 12 offlines, debugfs adopt_not_done=0).  So tt_onoff_poster posts a
+ * batch by IPI every jiffy until the CPU is offline; the last ones land
+ * in the CPU's last moments (an IPI queued before the CPU is marked
+ * offline runs on it while it dies).  Each frees itself; the accounting
+ * in main.c checks that every one ran.
+ */
+struct tt_burst_cb {
+	struct rcu_head rh;
+	unsigned long cb_gp;		/* tt_cb_snap() at posting */
+	struct tt_burst_cb *next;	/* chain handed to the IPI */
+};
+
+static long tt_burst_posted;		/* onoff_cbs callbacks posted */
+static int tt_burst_cpu = -1;		/* CPU going offline, or -1 */
+static DECLARE_WAIT_QUEUE_HEAD(tt_burst_wq);
+
+static void tt_burst_cb_fn(struct rcu_head *rh)
+{
+	struct tt_burst_cb *cb = container_of(rh, struct tt_burst_cb, rh);
+
+	tt_cb_check(cb->cb_gp);
+	kfree(cb);
+}
+
+/* IPI handler on the CPU about to go offline: post the chain there. */
+static void tt_burst_post(void *info)
+{
+	struct tt_burst_cb *cb = info, *next;
+
+	for (; cb; cb = next) {
+		next = cb->next;
+		cb->cb_gp = tt_cb_snap();
+		tt_call(&cb->rh, tt_burst_cb_fn);
+	}
+}
+
+static void tt_onoff_burst(int cpu)
+{
+	struct tt_burst_cb *chain = NULL, *cb;
+	int i, n = 0;
+
+	for (i = 0; i < onoff_cbs; i++) {
+		cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+		if (!cb)
+			break;
+		cb->next = chain;
+		chain = cb;
+		n++;
+	}
+	if (!chain)
+		return;
+	/* The caller holds no hotplug lock: the CPU may already be gone. */
+	if (smp_call_function_single(cpu, tt_burst_post, chain, 1)) {
+		tt_burst_post(chain);	/* post them here instead */
+		return;
+	}
+	WRITE_ONCE(tt_burst_posted, tt_burst_posted + n);
+}
+
+/* onoff_cbs: one batch a jiffy on the CPU tt_onoff_one() takes down. */
+static int tt_onoff_poster(void *arg)
+{
+	int cpu;
+
+	while (!tt_should_stop()) {
+		wait_event_interruptible_timeout(tt_burst_wq,
+						 READ_ONCE(tt_burst_cpu) >= 0 ||
+						 tt_should_stop(), HZ);
+		cpu = READ_ONCE(tt_burst_cpu);
+		while (cpu >= 0 && READ_ONCE(tt_burst_cpu) == cpu &&
+		       cpu_online(cpu) && !tt_should_stop()) {
+			tt_onoff_burst(cpu);
+			schedule_timeout_uninterruptible(1);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Toggle CPU @cpu, never CPU 0 (which always stays online, so the last
+ * online CPU is never offlined).  Only legal operations are counted as
+ * attempts, so attempts and successes should match.
  */
 static void tt_onoff_one(int cpu)
 {
@@ -327,8 +412,13 @@ static void tt_onoff_one(int cpu)
 	if (cpu_online(cpu)) {
 		if (num_online_cpus() <= 1)
 			return;
+		if (onoff_cbs) {
+			WRITE_ONCE(tt_burst_cpu, cpu);
+			wake_up(&tt_burst_wq);
+		}
 		WRITE_ONCE(tt_offline_attempts, tt_offline_attempts + 1);
 		ret = remove_cpu(cpu);
+		WRITE_ONCE(tt_burst_cpu, -1);
 		if (!ret)
 			WRITE_ONCE(tt_offline_successes, tt_offline_successes + 1);
 		else
@@ -343,10 +433,42 @@ static void tt_onoff_one(int cpu)
 	}
 }
 
+static bool tt_onoff_ok(int cpu)
+{
+	return cpu > 0 && cpu < nr_cpu_ids && cpu_possible(cpu) &&
+	       cpu_present(cpu) && cpu_is_hotpluggable(cpu);
+}
+
+/*
+ * onoff_leaf=N: the next CPU to toggle when trcu's leaves hold N CPUs
+ * each (CPUs lN..lN+N-1 in leaf l).  Leaf after leaf, except CPU 0's:
+ * offline every CPU of the leaf, one per interval, so that the leaf
+ * empties and its bit leaves its parent (and, at fanout 2, the parent's
+ * its grandparent's), then online them again so it refills.
+ */
+static int tt_onoff_leaf_next(int *leaf, int *step)
+{
+	int nleaves = DIV_ROUND_UP(nr_cpu_ids, onoff_leaf);
+	int cpu;
+
+	if (nleaves < 2)
+		return -1;
+	if (*step >= 2 * onoff_leaf) {
+		*step = 0;
+		*leaf = *leaf + 1 < nleaves ? *leaf + 1 : 1;
+	}
+	/* Steps 0..N-1 take the leaf's CPUs down, N..2N-1 bring them up. */
+	cpu = *leaf * onoff_leaf + *step % onoff_leaf;
+	if ((*step < onoff_leaf) != !!cpu_online(cpu))
+		cpu = -1;	/* already in the wanted state: skip */
+	(*step)++;
+	return cpu;
+}
+
 static int tt_onoff(void *arg)
 {
 	struct rnd_state rnd;
-	int cpu;
+	int cpu, leaf = 1, step = 0;
 
 	prandom_seed_state(&rnd, get_random_u64());
 	tt_sleep(onoff_holdoff * HZ);
@@ -354,8 +476,11 @@ static int tt_onoff(void *arg)
 		tt_sleep(max(1UL, msecs_to_jiffies(onoff_interval)));
 		if (tt_should_stop() || nr_cpu_ids < 2)
 			break;
-		cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
-		if (cpu_possible(cpu) && cpu_present(cpu) && cpu_is_hotpluggable(cpu))
+		if (onoff_leaf)
+			cpu = tt_onoff_leaf_next(&leaf, &step);
+		else
+			cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
+		if (tt_onoff_ok(cpu))
 			tt_onoff_one(cpu);
 	}
 	/* Leave the machine as we found it: everything online. */
@@ -523,6 +648,8 @@ int tt_stress_start(void)
 	}
 	if (!err && fwd_progress)
 		err = tt_spawn(tt_fwd, NULL, "tt_fwd_prog", -1);
+	if (!err && onoff_interval && onoff_cbs)
+		err = tt_spawn(tt_onoff_poster, NULL, "tt_onoff_cbs", -1);
 	if (!err && onoff_interval)
 		err = tt_spawn(tt_onoff, NULL, "tt_onoff", -1);
 	if (!err && stall_cpu)
@@ -561,6 +688,13 @@ void tt_stress_stop(void)
 
 void tt_stress_stats(char *buf, size_t len)
 {
+	if (onoff_interval)
+		tt_out("hotplug: online %ld/%ld offline %ld/%ld, %ld callbacks posted on CPUs going offline (onoff_leaf=%d)\n",
+		       READ_ONCE(tt_online_successes),
+		       READ_ONCE(tt_online_attempts),
+		       READ_ONCE(tt_offline_successes),
+		       READ_ONCE(tt_offline_attempts),
+		       READ_ONCE(tt_burst_posted), onoff_leaf);
 	if (nmireader)
 		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
 		       atomic_long_read(&tt_nmi_sent),

@@ -65,6 +65,12 @@ struct trcu_torture_ops {
 	 * ended after the rcu_node ones) nor SRCU (a flip count).
 	 */
 	bool gp_count_strict;
+	/*
+	 * Default of the end-of-test GP-rate floor: the longest average
+	 * time per grace period, in ms (0 = no check); the max_gp_ms
+	 * parameter overrides it.
+	 */
+	int max_gp_ms;
 };
 
 /*
@@ -95,6 +101,7 @@ extern char *torture_type;
 extern int nfakewriters, irqreader, nmireader, n_barrier_cbs, fwd_progress;
 extern int onoff_interval, onoff_holdoff, test_no_idle_hz, stutter;
 extern int stall_cpu, stall_cpu_holdoff, duration;
+extern int long_reads, onoff_leaf, onoff_cbs;
 
 /* The element pool (main.c); readers find the current one. */
 struct tt_elem {
@@ -139,6 +146,7 @@ void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 unsigned long tt_gps(void);
 unsigned long tt_cb_snap(void);
 void tt_cb_check(unsigned long snap);
+void tt_call(struct rcu_head *head, rcu_callback_t func);
 
 /* Contexts a read-side critical section can run in (tt_read_one ctx). */
 #define TT_CTX_THREAD	0
