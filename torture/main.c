@@ -452,6 +452,7 @@ void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 static void tt_stats_print(void)
 {
 	bool bad;
+	long rtbe;
 	char *buf;
 	long wc[TT_PIPE_LEN + 1];
 	int i;
@@ -460,17 +461,14 @@ static void tt_stats_print(void)
 	if (!buf)
 		return;
 	bad = tt_readers_pipe_bad();
-	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld gps: %lu\n",
+	rtbe = tt_stress_barrier_errors();
+	tt_stress_line(buf, 512);
+	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld %s gps: %lu\n",
 	       READ_ONCE(tt_version), list_empty(&tt_freelist),
 	       atomic_read(&tt_nalloc), atomic_read(&tt_nalloc_fail),
 	       atomic_read(&tt_nfree), atomic_read(&tt_mberror),
-	       READ_ONCE(tt_barrier_errors), tt_readers_ntimers(),
-	       READ_ONCE(tt_barrier_successes), READ_ONCE(tt_barrier_attempts),
-	       READ_ONCE(tt_barrier_errors),
-	       READ_ONCE(tt_online_successes), READ_ONCE(tt_online_attempts),
-	       READ_ONCE(tt_offline_successes), READ_ONCE(tt_offline_attempts),
-	       tt_gps());
-	if (bad || atomic_read(&tt_mberror) || READ_ONCE(tt_barrier_errors))
+	       rtbe, tt_readers_ntimers(), buf, tt_gps());
+	if (bad || atomic_read(&tt_mberror) || rtbe)
 		atomic_inc(&tt_errors);
 	if (atomic_read(&tt_early_cbs))
 		tt_fail("%d callbacks invoked before their grace period ended\n",

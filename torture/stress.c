@@ -24,9 +24,10 @@
 
 bool tt_stutter_paused;
 bool tt_stalling;
-long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
-long tt_online_attempts, tt_online_successes;
-long tt_offline_attempts, tt_offline_successes;
+/* Counters of the barrier test and of hotplug, printed by tt_stress_line(). */
+static long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
+static long tt_online_attempts, tt_online_successes;
+static long tt_offline_attempts, tt_offline_successes;
 
 /* ---- stutter: load for stutter s, pause for stutter s ------------------ */
 
@@ -684,6 +685,28 @@ void tt_stress_stop(void)
 		tt_bar_workers = NULL;
 	}
 	WRITE_ONCE(tt_stutter_paused, false);
+}
+
+/* Barrier errors so far: the main statistics line's rtbe, and a failure. */
+long tt_stress_barrier_errors(void)
+{
+	return READ_ONCE(tt_barrier_errors);
+}
+
+/*
+ * The barrier and hotplug fields of the main statistics line, in the
+ * format scripts/verdict.py parses: "barrier: S/A:E onoff: a/b:c/d".
+ */
+void tt_stress_line(char *buf, size_t len)
+{
+	scnprintf(buf, len, "barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld",
+		  READ_ONCE(tt_barrier_successes),
+		  READ_ONCE(tt_barrier_attempts),
+		  READ_ONCE(tt_barrier_errors),
+		  READ_ONCE(tt_online_successes),
+		  READ_ONCE(tt_online_attempts),
+		  READ_ONCE(tt_offline_successes),
+		  READ_ONCE(tt_offline_attempts));
 }
 
 void tt_stress_stats(char *buf, size_t len)

@@ -122,9 +122,6 @@ extern atomic_t tt_mberror;		/* rtmbe: freed/recycled element seen */
 extern unsigned long tt_gp_start;	/* get_gp_count() at start of test */
 extern bool tt_stutter_paused;		/* stutter: load currently paused */
 extern bool tt_stalling;		/* stall_cpu injection in progress */
-extern long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
-extern long tt_online_attempts, tt_online_successes;
-extern long tt_offline_attempts, tt_offline_successes;
 
 /* Print a torture line without pr_fmt: the verdict parser wants "<type>-torture:". */
 #define tt_out(fmt, ...) \
@@ -166,5 +163,7 @@ void tt_readers_stats(char *buf, size_t len, bool bad);
 int tt_stress_start(void);
 void tt_stress_stop(void);
 void tt_stress_stats(char *buf, size_t len);
+long tt_stress_barrier_errors(void);
+void tt_stress_line(char *buf, size_t len);
 
 #endif /* _TRCU_TORTURE_H */
