@@ -40,52 +40,52 @@ MODULE_PARM_DESC(torture_type, "Flavour: trcu, trcu_bh, rcu, rcu_bh, srcu (buste
 static int nreaders = -1;
 module_param(nreaders, int, 0444);
 MODULE_PARM_DESC(nreaders, "Reader kthreads (-1 = num_online_cpus()-1, at least 1)");
-int nfakewriters = 4;
+static int nfakewriters = 4;
 module_param(nfakewriters, int, 0444);
 MODULE_PARM_DESC(nfakewriters, "Kthreads mixing sync / call+wait / barrier");
-int irqreader;
+static int irqreader;
 module_param(irqreader, int, 0444);
 MODULE_PARM_DESC(irqreader, "1: readers also run read sections from timers");
-int nmireader;
+static int nmireader;
 module_param(nmireader, int, 0444);
 MODULE_PARM_DESC(nmireader, "1: NMI IPIs to other (preferably idle) CPUs run read sections");
-int n_barrier_cbs;
+static int n_barrier_cbs;
 module_param(n_barrier_cbs, int, 0444);
 MODULE_PARM_DESC(n_barrier_cbs, "Kthreads posting a callback per barrier-test round (0 = off)");
-int fwd_progress;
+static int fwd_progress;
 module_param(fwd_progress, int, 0444);
 MODULE_PARM_DESC(fwd_progress, "1: periodic callback floods checking forward progress");
-int onoff_interval;
+static int onoff_interval;
 module_param(onoff_interval, int, 0444);
 MODULE_PARM_DESC(onoff_interval, "ms between CPU hotplug operations (0 = off)");
-int onoff_holdoff;
+static int onoff_holdoff;
 module_param(onoff_holdoff, int, 0444);
 MODULE_PARM_DESC(onoff_holdoff, "s before the first CPU hotplug operation");
-int test_no_idle_hz = 1;
+static int test_no_idle_hz = 1;
 module_param(test_no_idle_hz, int, 0444);
 MODULE_PARM_DESC(test_no_idle_hz, "1: readers pause for some ticks now and then so CPUs go dynticks-idle");
-int stutter;
+static int stutter;
 module_param(stutter, int, 0444);
 MODULE_PARM_DESC(stutter, "s of load, then s of pause (0 = off)");
-int stall_cpu;
+static int stall_cpu;
 module_param(stall_cpu, int, 0444);
 MODULE_PARM_DESC(stall_cpu, "s to spin in a read section on one CPU (0 = off, max 20)");
-int stall_cpu_holdoff = 10;
+static int stall_cpu_holdoff = 10;
 module_param(stall_cpu_holdoff, int, 0444);
 MODULE_PARM_DESC(stall_cpu_holdoff, "s before the stall is injected");
 static int stat_interval = 60;
 module_param(stat_interval, int, 0444);
 MODULE_PARM_DESC(stat_interval, "s between statistics lines (0 = only at the end)");
-int duration;
+static int duration;
 module_param(duration, int, 0444);
 MODULE_PARM_DESC(duration, "s until the test ends itself (0 = at rmmod)");
-int long_reads;
+static int long_reads;
 module_param(long_reads, int, 0444);
 MODULE_PARM_DESC(long_reads, "1 in N reader-kthread read sections busy-waits 100 us..2 ms (0 = off)");
-int onoff_leaf;
+static int onoff_leaf;
 module_param(onoff_leaf, int, 0444);
 MODULE_PARM_DESC(onoff_leaf, "CPUs per trcu leaf: hotplug empties and refills whole leaves (0 = random CPUs)");
-int onoff_cbs;
+static int onoff_cbs;
 module_param(onoff_cbs, int, 0444);
 MODULE_PARM_DESC(onoff_cbs, "Callbacks posted each jiffy on a CPU while it goes offline (0 = none)");
 static int max_gp_ms = -1;
@@ -722,8 +722,18 @@ static int __init trcutorture_init(void)
 {
 	char name[32];
 	char buf[480];
+	const struct tt_config cfg = {
+		.irqreader = irqreader, .nmireader = nmireader,
+		.n_barrier_cbs = n_barrier_cbs, .fwd_progress = fwd_progress,
+		.onoff_interval = onoff_interval, .onoff_holdoff = onoff_holdoff,
+		.onoff_leaf = onoff_leaf, .onoff_cbs = onoff_cbs,
+		.test_no_idle_hz = test_no_idle_hz, .stutter = stutter,
+		.stall_cpu = stall_cpu, .stall_cpu_holdoff = stall_cpu_holdoff,
+		.duration = duration, .long_reads = long_reads,
+	};
 	int err, i;
 
+	/* cfg holds the raw values: nothing starts unless they pass. */
 	err = tt_check_params();
 	if (err)
 		return err;
@@ -748,11 +758,11 @@ static int __init trcutorture_init(void)
 		err = tt_spawn(tt_fakewriter, NULL, name, -1);
 	}
 	if (!err)
-		err = tt_readers_start();
+		err = tt_readers_start(&cfg);
 	if (!err && stat_interval)
 		err = tt_spawn(tt_stats, NULL, "tt_stats", -1);
 	if (!err)
-		err = tt_stress_start();
+		err = tt_stress_start(&cfg);
 	if (err)
 		goto fail;
 	if (duration) {

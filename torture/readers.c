@@ -23,6 +23,9 @@
 
 #include "torture.h"
 
+/* Parameters from main.c, copied by tt_readers_start(). */
+static struct tt_config tt_cfg;
+
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;		/* timer-context reads */
@@ -107,8 +110,8 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 		udelay(500 + r % 1500);
 		return;
 	}
-	if (ctx == TT_CTX_THREAD && long_reads &&
-	    !(prandom_u32_state(rnd) % long_reads)) {
+	if (ctx == TT_CTX_THREAD && tt_cfg.long_reads &&
+	    !(prandom_u32_state(rnd) % tt_cfg.long_reads)) {
 		/*
 		 * long_reads: long and frequent sections, busy (for trcu_bh
 		 * with bottom halves disabled, for trcu with preemption
@@ -211,7 +214,7 @@ static int tt_reader_cpu(int i)
 {
 	int n = num_online_cpus(), cpu, k;
 
-	if (onoff_interval || n < 2)
+	if (tt_cfg.onoff_interval || n < 2)
 		return -1;
 	k = 1 + i % (n - 1);
 	for_each_online_cpu(cpu)
@@ -226,14 +229,14 @@ static int tt_reader(void *arg)
 	unsigned long next_pause = jiffies + HZ;
 
 	while (!tt_should_stop()) {
-		if (irqreader && !timer_pending(&r->timer))
+		if (tt_cfg.irqreader && !timer_pending(&r->timer))
 			mod_timer(&r->timer, jiffies + 1);
 		tt_read_one(&r->rnd, TT_CTX_THREAD);
 		/*
 		 * test_no_idle_hz: pause for several ticks about once a
 		 * second, so CPUs can enter dynticks-idle with readers around.
 		 */
-		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
+		if (tt_cfg.test_no_idle_hz && time_after(jiffies, next_pause)) {
 			WRITE_ONCE(r->pausing, true);
 			tt_sleep(10 + prandom_u32_state(&r->rnd) % 40);
 			WRITE_ONCE(r->pausing, false);
@@ -252,10 +255,11 @@ static int tt_reader(void *arg)
  * Start the reader kthreads (their timers are armed by the kthreads).
  * On error the caller stops what did start, then tt_readers_free().
  */
-int tt_readers_start(void)
+int tt_readers_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, i;
+	tt_cfg = *cfg;
 
 	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
 	if (!tt_readers)
@@ -327,13 +331,13 @@ void tt_readers_stats(char *buf, size_t len, bool bad)
 	tt_hist_line(buf, len, "Reader Pipe", h, bad);
 	tt_readers_sum(&tt_batch_count, h);
 	tt_hist_line(buf, len, "Reader Batch", h, false);
-	if (long_reads) {
+	if (tt_cfg.long_reads) {
 		long n = atomic_long_read(&tt_nlong);
 
 		tt_out("long_reads: %ld long read sections, %lld us on average\n",
 		       n, n ? div64_s64(atomic64_read(&tt_nlong_ns), n * NSEC_PER_USEC) : 0);
 	}
-	if (irqreader)
+	if (tt_cfg.irqreader)
 		tt_out("irqreader: timer reads %ld, on an idle CPU %ld\n",
 		       atomic_long_read(&tt_ntimers),
 		       atomic_long_read(&tt_ntimers_idle));

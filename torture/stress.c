@@ -22,6 +22,9 @@
 
 #include "torture.h"
 
+/* Parameters from main.c, copied by tt_stress_start(). */
+static struct tt_config tt_cfg;
+
 bool tt_stutter_paused;
 bool tt_stalling;
 /* Counters of the barrier test and of hotplug, printed by tt_stress_line(). */
@@ -34,9 +37,9 @@ static long tt_offline_attempts, tt_offline_successes;
 static int tt_stutter(void *arg)
 {
 	while (!tt_should_stop()) {
-		tt_sleep(stutter * HZ);
+		tt_sleep(tt_cfg.stutter * HZ);
 		WRITE_ONCE(tt_stutter_paused, true);
-		tt_sleep(stutter * HZ);
+		tt_sleep(tt_cfg.stutter * HZ);
 		WRITE_ONCE(tt_stutter_paused, false);
 	}
 	WRITE_ONCE(tt_stutter_paused, false);
@@ -110,7 +113,7 @@ static int tt_bar_coordinator(void *arg)
 	while (!tt_should_stop()) {
 		tt_stutter_wait();
 		atomic_set(&tt_bar_invoked, 0);
-		atomic_set(&tt_bar_posting, n_barrier_cbs);
+		atomic_set(&tt_bar_posting, tt_cfg.n_barrier_cbs);
 		WRITE_ONCE(tt_bar_round, tt_bar_round + 1);
 		wake_up(&tt_bar_go_wq);
 		while (atomic_read(&tt_bar_posting) && !tt_should_stop())
@@ -122,10 +125,10 @@ static int tt_bar_coordinator(void *arg)
 		WRITE_ONCE(tt_barrier_attempts, tt_barrier_attempts + 1);
 		tt_ops->cb_barrier();
 		n = atomic_read(&tt_bar_invoked);
-		if (n != n_barrier_cbs) {
+		if (n != tt_cfg.n_barrier_cbs) {
 			WRITE_ONCE(tt_barrier_errors, tt_barrier_errors + 1);
 			tt_fail("barrier: only %d of %d callbacks invoked when barrier returned\n",
-				n, n_barrier_cbs);
+				n, tt_cfg.n_barrier_cbs);
 		} else {
 			WRITE_ONCE(tt_barrier_successes, tt_barrier_successes + 1);
 		}
@@ -364,7 +367,7 @@ static void tt_onoff_burst(int cpu)
 	struct tt_burst_cb *chain = NULL, *cb;
 	int i, n = 0;
 
-	for (i = 0; i < onoff_cbs; i++) {
+	for (i = 0; i < tt_cfg.onoff_cbs; i++) {
 		cb = kmalloc(sizeof(*cb), GFP_KERNEL);
 		if (!cb)
 			break;
@@ -413,7 +416,7 @@ static void tt_onoff_one(int cpu)
 	if (cpu_online(cpu)) {
 		if (num_online_cpus() <= 1)
 			return;
-		if (onoff_cbs) {
+		if (tt_cfg.onoff_cbs) {
 			WRITE_ONCE(tt_burst_cpu, cpu);
 			wake_up(&tt_burst_wq);
 		}
@@ -449,18 +452,18 @@ static bool tt_onoff_ok(int cpu)
  */
 static int tt_onoff_leaf_next(int *leaf, int *step)
 {
-	int nleaves = DIV_ROUND_UP(nr_cpu_ids, onoff_leaf);
+	int nleaves = DIV_ROUND_UP(nr_cpu_ids, tt_cfg.onoff_leaf);
 	int cpu;
 
 	if (nleaves < 2)
 		return -1;
-	if (*step >= 2 * onoff_leaf) {
+	if (*step >= 2 * tt_cfg.onoff_leaf) {
 		*step = 0;
 		*leaf = *leaf + 1 < nleaves ? *leaf + 1 : 1;
 	}
 	/* Steps 0..N-1 take the leaf's CPUs down, N..2N-1 bring them up. */
-	cpu = *leaf * onoff_leaf + *step % onoff_leaf;
-	if ((*step < onoff_leaf) != !!cpu_online(cpu))
+	cpu = *leaf * tt_cfg.onoff_leaf + *step % tt_cfg.onoff_leaf;
+	if ((*step < tt_cfg.onoff_leaf) != !!cpu_online(cpu))
 		cpu = -1;	/* already in the wanted state: skip */
 	(*step)++;
 	return cpu;
@@ -472,12 +475,12 @@ static int tt_onoff(void *arg)
 	int cpu, leaf = 1, step = 0;
 
 	prandom_seed_state(&rnd, get_random_u64());
-	tt_sleep(onoff_holdoff * HZ);
+	tt_sleep(tt_cfg.onoff_holdoff * HZ);
 	while (!tt_should_stop()) {
-		tt_sleep(max(1UL, msecs_to_jiffies(onoff_interval)));
+		tt_sleep(max(1UL, msecs_to_jiffies(tt_cfg.onoff_interval)));
 		if (tt_should_stop() || nr_cpu_ids < 2)
 			break;
-		if (onoff_leaf)
+		if (tt_cfg.onoff_leaf)
 			cpu = tt_onoff_leaf_next(&leaf, &step);
 		else
 			cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
@@ -506,17 +509,17 @@ static int tt_stall(void *arg)
 	unsigned long stop_at;
 	int cpu, idx;
 
-	tt_sleep(stall_cpu_holdoff * HZ);
+	tt_sleep(tt_cfg.stall_cpu_holdoff * HZ);
 	if (tt_should_stop())
 		return 0;
 	cpus_read_lock();
 	cpu = cpumask_last(cpu_online_mask);
 	set_cpus_allowed_ptr(current, cpumask_of(cpu));
-	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, stall_cpu);
+	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, tt_cfg.stall_cpu);
 	WRITE_ONCE(tt_stalling, true);
 	idx = tt_ops->readlock();
 	preempt_disable();
-	stop_at = jiffies + stall_cpu * HZ;
+	stop_at = jiffies + tt_cfg.stall_cpu * HZ;
 	while (time_before(jiffies, stop_at)) {
 		touch_softlockup_watchdog();
 		cpu_relax();
@@ -628,34 +631,35 @@ static int tt_nmi_sender(void *arg)
 
 /* ---- start / stop / stats --------------------------------------------- */
 
-int tt_stress_start(void)
+int tt_stress_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, cpu, i;
+	tt_cfg = *cfg;
 
-	if (stutter)
+	if (tt_cfg.stutter)
 		err = tt_spawn(tt_stutter, NULL, "tt_stutter", -1);
-	if (!err && n_barrier_cbs) {
-		tt_bar_workers = kcalloc(n_barrier_cbs, sizeof(*tt_bar_workers),
+	if (!err && tt_cfg.n_barrier_cbs) {
+		tt_bar_workers = kcalloc(tt_cfg.n_barrier_cbs, sizeof(*tt_bar_workers),
 					 GFP_KERNEL);
 		if (!tt_bar_workers)
 			return -ENOMEM;
-		for (i = 0; !err && i < n_barrier_cbs; i++) {
+		for (i = 0; !err && i < tt_cfg.n_barrier_cbs; i++) {
 			snprintf(name, sizeof(name), "tt_barrier/%d", i);
 			err = tt_spawn(tt_bar_worker_fn, &tt_bar_workers[i], name, -1);
 		}
 		if (!err)
 			err = tt_spawn(tt_bar_coordinator, NULL, "tt_barrier", -1);
 	}
-	if (!err && fwd_progress)
+	if (!err && tt_cfg.fwd_progress)
 		err = tt_spawn(tt_fwd, NULL, "tt_fwd_prog", -1);
-	if (!err && onoff_interval && onoff_cbs)
+	if (!err && tt_cfg.onoff_interval && tt_cfg.onoff_cbs)
 		err = tt_spawn(tt_onoff_poster, NULL, "tt_onoff_cbs", -1);
-	if (!err && onoff_interval)
+	if (!err && tt_cfg.onoff_interval)
 		err = tt_spawn(tt_onoff, NULL, "tt_onoff", -1);
-	if (!err && stall_cpu)
+	if (!err && tt_cfg.stall_cpu)
 		err = tt_spawn(tt_stall, NULL, "tt_stall", -1);
-	if (!err && nmireader) {
+	if (!err && tt_cfg.nmireader) {
 		for_each_possible_cpu(cpu)
 			prandom_seed_state(per_cpu_ptr(&tt_nmi_rnd, cpu),
 					   get_random_u64());
@@ -711,14 +715,14 @@ void tt_stress_line(char *buf, size_t len)
 
 void tt_stress_stats(char *buf, size_t len)
 {
-	if (onoff_interval)
+	if (tt_cfg.onoff_interval)
 		tt_out("hotplug: online %ld/%ld offline %ld/%ld, %ld callbacks posted on CPUs going offline (onoff_leaf=%d)\n",
 		       READ_ONCE(tt_online_successes),
 		       READ_ONCE(tt_online_attempts),
 		       READ_ONCE(tt_offline_successes),
 		       READ_ONCE(tt_offline_attempts),
-		       READ_ONCE(tt_burst_posted), onoff_leaf);
-	if (nmireader)
+		       READ_ONCE(tt_burst_posted), tt_cfg.onoff_leaf);
+	if (tt_cfg.nmireader)
 		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
 		       atomic_long_read(&tt_nmi_sent),
 		       atomic_long_read(&tt_nmi_handled),

@@ -96,12 +96,19 @@ void tt_rcu_readunlock(int idx);
 int tt_rcu_init(void);
 unsigned long tt_rcu_gp_count(void);
 
-/* Parameters (main.c), already validated when the stressors start. */
+/* The torture_type parameter (main.c), for tt_out() and tt_fail(). */
 extern char *torture_type;
-extern int nfakewriters, irqreader, nmireader, n_barrier_cbs, fwd_progress;
-extern int onoff_interval, onoff_holdoff, test_no_idle_hz, stutter;
-extern int stall_cpu, stall_cpu_holdoff, duration;
-extern int long_reads, onoff_leaf, onoff_cbs;
+
+/*
+ * The parameters readers.c and stress.c need, validated by main.c and
+ * handed to tt_readers_start() and tt_stress_start(), which keep a copy.
+ */
+struct tt_config {
+	int irqreader, nmireader, n_barrier_cbs, fwd_progress;
+	int onoff_interval, onoff_holdoff, onoff_leaf, onoff_cbs;
+	int test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff;
+	int duration, long_reads;
+};
 
 /* The element pool (main.c); readers find the current one. */
 struct tt_elem {
@@ -153,14 +160,14 @@ void tt_call(struct rcu_head *head, rcu_callback_t func);
 
 /* readers.c */
 void tt_read_one(struct rnd_state *rnd, int ctx);
-int tt_readers_start(void);
+int tt_readers_start(const struct tt_config *cfg);
 void tt_readers_free(void);
 long tt_readers_ntimers(void);
 bool tt_readers_pipe_bad(void);
 void tt_readers_stats(char *buf, size_t len, bool bad);
 
 /* stress.c */
-int tt_stress_start(void);
+int tt_stress_start(const struct tt_config *cfg);
 void tt_stress_stop(void);
 void tt_stress_stats(char *buf, size_t len);
 long tt_stress_barrier_errors(void);
