@@ -259,6 +259,7 @@ int tt_readers_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, i;
+
 	tt_cfg = *cfg;
 
 	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);

@@ -378,10 +378,8 @@ static void tt_onoff_burst(int cpu)
 	if (!chain)
 		return;
 	/* The caller holds no hotplug lock: the CPU may already be gone. */
-	if (smp_call_function_single(cpu, tt_burst_post, chain, 1)) {
+	if (smp_call_function_single(cpu, tt_burst_post, chain, 1))
 		tt_burst_post(chain);	/* post them here instead */
-		return;
-	}
 	WRITE_ONCE(tt_burst_posted, tt_burst_posted + n);
 }
 
@@ -635,6 +633,7 @@ int tt_stress_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, cpu, i;
+
 	tt_cfg = *cfg;
 
 	if (tt_cfg.stutter)
