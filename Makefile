@@ -21,6 +21,8 @@
 #   make bench          trcu vs rcu/srcu benchmarks (~25 min): results/<timestamp>/
 #                       bench.txt (targets as ratios), bench.csv, bench.png
 #   make bench-smoke    every benchmark once, tiny counts (< 3 min); errors only
+#   make bench-icount   only the instruction-counted part of make bench (hook
+#                       tax, read costs under QEMU -icount; two boots)
 #   make clean
 #
 # Variables:
@@ -68,7 +70,7 @@ SOAK_JOBS ?= 2
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
 .PHONY: objgraph
-.PHONY: bench bench-smoke
+.PHONY: bench bench-smoke bench-icount
 .PHONY: deps-6.12 check-6.12 soak
 
 ifeq ($(strip $(MUTANT)),)
@@ -156,6 +158,9 @@ bench:
 
 bench-smoke:
 	@'$(TOP)/scripts/bench.sh' --smoke
+
+bench-icount:
+	@'$(TOP)/scripts/bench.sh' --icount
 
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi

@@ -314,6 +314,8 @@ bool trcu_cblist_adopt(struct trcu_state *rsp, struct trcu_data *dead,
 	if (rest) {
 		*rdp->nxttail[TRCU_NEXT_TAIL] = rest;
 		rdp->nxttail[TRCU_NEXT_TAIL] = dead->nxttail[TRCU_NEXT_TAIL];
+		/* debugfs rcustats: did hotplug tests reach this case? */
+		rsp->n_adopt_not_done++;
 	}
 	WRITE_ONCE(rdp->qlen, rdp->qlen + dead->qlen);
 	WRITE_ONCE(dead->qlen, 0);

@@ -154,6 +154,8 @@ DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcuhier);
  * without any lock (READ_ONCE), so reading perturbs nothing it counts.
  *
  *   trcu: gps=C
+ *   adopt_not_done=D                      (dead CPUs' callbacks adopted
+ *                                          while still waiting for a GP)
  *   level=L nodes=N children=K lock=A     (K: children of all N nodes:
  *                                          nodes of level L+1, or CPUs)
  *   cpu=N ipi=I ipi_idle=J wake_idle=W    (online CPUs)
@@ -200,8 +202,9 @@ static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 	char buf[160];
 
 	for (rsp = trcu_states; rsp < trcu_states + TRCU_NR_FLAVORS; rsp++) {
-		seq_printf(m, "%s: gps=%ld\n", rsp->name,
-			   READ_ONCE(rsp->completed));
+		seq_printf(m, "%s: gps=%ld\nadopt_not_done=%lu\n", rsp->name,
+			   READ_ONCE(rsp->completed),
+			   READ_ONCE(rsp->n_adopt_not_done));
 		if (trcu_debugfs_ready(rsp))
 			trcu_debugfs_stats_one(m, rsp);
 	}

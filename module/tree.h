@@ -229,6 +229,9 @@ struct trcu_state {
 	unsigned long jiffies_force_qs;	/* When the next fqs is due. */
 	unsigned long n_force_qs;	/* Calls to fqs. */
 	unsigned long n_force_qs_ngp;	/* ... that found no GP running. */
+	unsigned long n_adopt_not_done;	/* Adoptions of a dead CPU's cbs */
+					/*  still waiting for a GP (moved */
+					/*  past DONE); hotplug serializes. */
 
 	unsigned long gp_start;		/* jiffies at GP start. */
 	unsigned long jiffies_stall;	/* When to check for stalls next. */

@@ -322,6 +322,69 @@ def hook_tax(rep, main8):
                    noisy=bool(lo) and hi / lo - 1 > 0.02)
 
 
+def icount_rows(rows):
+    """The instruction-counted boots (BENCH-ICOUNT, bench.sh boots it twice
+    under labels BENCH-ICOUNT-1, -2): {label: rows}."""
+    boots = {}
+    for r in rows:
+        if r['scenario'].startswith('BENCH-ICOUNT'):
+            boots.setdefault(r['scenario'], []).append(r)
+    return boots
+
+
+def icount_metrics(rows):
+    """{name: value} of one instruction-counted boot: the medians of the
+    tax rounds and the read-side cost of each flavour (guest ns, that is
+    instructions at shift 0)."""
+    m = {}
+    for test in ('ctxsw', 'ipi'):
+        for tag in ('notrcu', 'trcu'):
+            m[f'{test} {tag}'] = median(pick(rows, test=test), 'ns', tag=tag)
+    for r in pick(rows, test='read'):
+        m[f'read {r["flavor"]}'] = num(r, 'ns')
+    return m
+
+
+def icount(rep, rows):
+    """8. Instruction-counted costs: hook tax and read pairs, and how far
+    two boots of the same code agree."""
+    boots = icount_rows(rows)
+    if not boots:
+        return
+    ms = [icount_metrics(boots[k]) for k in sorted(boots)]
+    m = ms[0]
+    for test, what in (('ctxsw', 'context switch'), ('ipi', 'interrupt')):
+        a, b = m[f'{test} notrcu'], m[f'{test} trcu']
+        r = ratio(b, a)
+        rep.target(f'hook tax, {what} ({test}), instruction-counted',
+                   None if r is None else (r - 1) * 100, '<= 2 %',
+                   lambda v: v <= 2.0,
+                   f'{fmt(b, 0)} ns with trcu, {fmt(a, 0)} ns without '
+                   '(-icount shift=0: 1 ns = 1 instruction, 1 vCPU)')
+    tb, rb = m.get('read trcu_bh'), m.get('read rcu_bh')
+    rep.target('read pair trcu_bh/rcu_bh, instruction-counted',
+               ratio(tb, rb), '<= 1.05', lambda v: v <= 1.05,
+               f'trcu_bh {fmt(tb, 3)}, rcu_bh {fmt(rb, 3)} instructions')
+    t, r = m.get('read trcu'), m.get('read rcu')
+    rep.target('read pair trcu/rcu, instruction-counted', ratio(t, r),
+               '<= 1.0', lambda v: v <= 1.0,
+               f'trcu {fmt(t, 3)}, rcu {fmt(r, 3)} instructions')
+    if len(ms) < 2:
+        rep.info('icount: two boots agree', 'n/a', 'only one boot')
+        return
+    dev = {}
+    for k, v in ms[0].items():
+        w = ms[1].get(k)
+        if v and w is not None:
+            dev[k] = abs(w - v) / v * 100
+    worst = max(dev, key=dev.get) if dev else None
+    rep.target('icount: two boots agree (largest difference, %)',
+               dev.get(worst), '<= 1 %', lambda v: v <= 1.0,
+               f'worst: {worst}; ' + ', '.join(
+                   f'{k} {fmt(ms[0][k], 1)}/{fmt(ms[1][k], 1)}'
+                   for k in sorted(dev)))
+
+
 def scale(rep, rows):
     """7. Scale: synchronize median per vCPU count.  Returns {cpus: {flavor: us}}."""
     sc = {}
@@ -477,6 +540,7 @@ def main():
     energy(rep, main8)
     contention(rep, rows)
     hook_tax(rep, main8)
+    icount(rep, rows)
     sc = scale(rep, rows)
     write_txt(res, rep.table, boot_walls(res))
     write_csv(res, rep.csvrows)

@@ -8,7 +8,11 @@
 #   results/<timestamp>/bench.csv   every number
 #   results/<timestamp>/bench.png   gnuplot: latency vs vCPUs, per flavour
 #
-#   scripts/bench.sh                 BENCH-8, BENCH-16, BENCH-32, BENCH-64
+#   scripts/bench.sh                 BENCH-8, BENCH-16, BENCH-32, BENCH-64, then
+#                                    BENCH-ICOUNT twice (instruction-counted:
+#                                    hook tax and read costs; two boots, so
+#                                    that the report can say they agree)
+#   scripts/bench.sh --icount        only the two BENCH-ICOUNT boots
 #   scripts/bench.sh --smoke         BENCH-SMOKE only (BENCH_SMOKE=1 too):
 #                                    tiny counts, fails only on errors
 #   scripts/bench.sh --scenarios BENCH-8,BENCH-32 [--results DIR]
@@ -21,16 +25,18 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 main() {
-local smoke=${BENCH_SMOKE:-0} scen='' results=''
+local smoke=${BENCH_SMOKE:-0} scen='' results='' icount=1
 while [ "$#" -gt 0 ]; do
 	case "$1" in
-	--smoke) smoke=1; shift ;;
-	--scenarios) scen=$2; shift 2 ;;
+	--smoke) smoke=1; icount=0; shift ;;
+	--icount) scen=-; shift ;;
+	--scenarios) scen=$2; icount=0; shift 2 ;;
 	--results) results=$2; shift 2 ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
+	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
 	*) echo "bench: unknown option $1" >&2; return 2 ;;
 	esac
 done
+[ "$smoke" = 1 ] && icount=0
 if [ -z "$scen" ]; then
 	if [ "$smoke" = 1 ]; then
 		scen=BENCH-SMOKE
@@ -52,7 +58,11 @@ local start=$SECONDS rc=0
 # that no second guest of ours competes for the host cores during a
 # measurement.  Its summary.rows (the harness's one row format) gives
 # bench-report.py the wall time of each boot.
-"$TOP/run-qemu.sh" --scenario "$scen" --no-deps --no-build --quiet --jobs 1 \
+# The instruction-counted boots come last, twice: LABEL SCENARIO lines.
+local jobs=$results/bench.jobs
+tr , '\n' <<<"$scen" | grep -vx -- - | awk '{ print $1, $1 }' >"$jobs"
+[ "$icount" = 1 ] && printf 'BENCH-ICOUNT-%s BENCH-ICOUNT\n' 1 2 >>"$jobs"
+"$TOP/run-qemu.sh" --jobs-file "$jobs" --no-deps --no-build --quiet --jobs 1 \
 	--results "$results" || rc=1
 echo "bench: guests done in $((SECONDS - start)) s wall"
 python3 "$TOP/scripts/bench-report.py" "$results" || rc=1

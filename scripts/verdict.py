@@ -8,8 +8,9 @@
 prints
     VERDICT NAME: PASS (gps N, S s)        or   VERDICT NAME: FAIL: reason; reason...
     RESULT<TAB>NAME<TAB>PASS|FAIL<TAB>gps<TAB>seconds<TAB>gp/s<TAB>wall<TAB>reasons
-and exits 0 on PASS, 1 on FAIL.  The pass rules are DESIGN.md's ("Guest and
-verdicts"); the console lines are the contract's.
+and exits 0 on PASS, 1 on FAIL.  The pass rules are those of
+Documentation/testing.rst ("Reading a verdict"); the console lines are the
+contract between the torture modules and this script.
 
     verdict.py --row < verdict.txt      the RESULT fields, tab-separated (a summary row)
     verdict.py --summary summary.rows   the summary table

@@ -40,45 +40,57 @@ MODULE_PARM_DESC(torture_type, "Flavour: trcu, trcu_bh, rcu, rcu_bh, srcu (buste
 static int nreaders = -1;
 module_param(nreaders, int, 0444);
 MODULE_PARM_DESC(nreaders, "Reader kthreads (-1 = num_online_cpus()-1, at least 1)");
-int nfakewriters = 4;
+static int nfakewriters = 4;
 module_param(nfakewriters, int, 0444);
 MODULE_PARM_DESC(nfakewriters, "Kthreads mixing sync / call+wait / barrier");
-int irqreader;
+static int irqreader;
 module_param(irqreader, int, 0444);
 MODULE_PARM_DESC(irqreader, "1: readers also run read sections from timers");
-int nmireader;
+static int nmireader;
 module_param(nmireader, int, 0444);
 MODULE_PARM_DESC(nmireader, "1: NMI IPIs to other (preferably idle) CPUs run read sections");
-int n_barrier_cbs;
+static int n_barrier_cbs;
 module_param(n_barrier_cbs, int, 0444);
 MODULE_PARM_DESC(n_barrier_cbs, "Kthreads posting a callback per barrier-test round (0 = off)");
-int fwd_progress;
+static int fwd_progress;
 module_param(fwd_progress, int, 0444);
 MODULE_PARM_DESC(fwd_progress, "1: periodic callback floods checking forward progress");
-int onoff_interval;
+static int onoff_interval;
 module_param(onoff_interval, int, 0444);
 MODULE_PARM_DESC(onoff_interval, "ms between CPU hotplug operations (0 = off)");
-int onoff_holdoff;
+static int onoff_holdoff;
 module_param(onoff_holdoff, int, 0444);
 MODULE_PARM_DESC(onoff_holdoff, "s before the first CPU hotplug operation");
-int test_no_idle_hz = 1;
+static int test_no_idle_hz = 1;
 module_param(test_no_idle_hz, int, 0444);
 MODULE_PARM_DESC(test_no_idle_hz, "1: readers pause for some ticks now and then so CPUs go dynticks-idle");
-int stutter;
+static int stutter;
 module_param(stutter, int, 0444);
 MODULE_PARM_DESC(stutter, "s of load, then s of pause (0 = off)");
-int stall_cpu;
+static int stall_cpu;
 module_param(stall_cpu, int, 0444);
 MODULE_PARM_DESC(stall_cpu, "s to spin in a read section on one CPU (0 = off, max 20)");
-int stall_cpu_holdoff = 10;
+static int stall_cpu_holdoff = 10;
 module_param(stall_cpu_holdoff, int, 0444);
 MODULE_PARM_DESC(stall_cpu_holdoff, "s before the stall is injected");
 static int stat_interval = 60;
 module_param(stat_interval, int, 0444);
 MODULE_PARM_DESC(stat_interval, "s between statistics lines (0 = only at the end)");
-int duration;
+static int duration;
 module_param(duration, int, 0444);
 MODULE_PARM_DESC(duration, "s until the test ends itself (0 = at rmmod)");
+static int long_reads;
+module_param(long_reads, int, 0444);
+MODULE_PARM_DESC(long_reads, "1 in N reader-kthread read sections busy-waits 100 us..2 ms (0 = off)");
+static int onoff_leaf;
+module_param(onoff_leaf, int, 0444);
+MODULE_PARM_DESC(onoff_leaf, "CPUs per trcu leaf: hotplug empties and refills whole leaves (0 = random CPUs)");
+static int onoff_cbs;
+module_param(onoff_cbs, int, 0444);
+MODULE_PARM_DESC(onoff_cbs, "Callbacks posted each jiffy on a CPU while it goes offline (0 = none)");
+static int max_gp_ms = -1;
+module_param(max_gp_ms, int, 0444);
+MODULE_PARM_DESC(max_gp_ms, "Longest average ms per GP over the test (-1 = flavour default, 0 = no check)");
 
 /* ---- shared state ----------------------------------------------------- */
 
@@ -101,6 +113,14 @@ static atomic_t tt_nalloc, tt_nalloc_fail, tt_nfree;
 static atomic_t tt_cbs_inflight;		/* writer's pipeline callbacks */
 static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
 static atomic_t tt_early_cbs;			/* callbacks run before their GP end */
+/*
+ * Every callback the torture posts goes through tt_call() and every one
+ * of them calls tt_cb_check() once when invoked: after the final barrier
+ * the two counts must match, or the flavour lost callbacks (e.g. a dead
+ * CPU's list cut off when it was adopted).
+ */
+static atomic_long_t tt_cbs_posted, tt_cbs_invoked;
+static unsigned long tt_start_jiffies;		/* for the GP-rate floor */
 
 /* kthreads, stopped in creation order */
 #define TT_MAX_THREADS	512
@@ -154,9 +174,12 @@ unsigned long tt_cb_snap(void)
  * A callback invoked while the completed-GP count has not moved since it
  * was posted ran before its grace period ended (e.g. a dead CPU's
  * callbacks run at once).  Exact only where the flavour says so.
+ * Every torture callback calls this exactly once: it also counts it as
+ * invoked (tt_check_cb_accounting()).
  */
 void tt_cb_check(unsigned long snap)
 {
+	atomic_long_inc(&tt_cbs_invoked);
 	if (tt_ops->get_state && tt_ops->poll_state) {
 		/*
 		 * The cookie was taken before the call, so the callback's
@@ -171,6 +194,13 @@ void tt_cb_check(unsigned long snap)
 	if (tt_ops->gp_count_strict &&
 	    (long)(tt_ops->get_gp_count() - snap) <= 0)
 		atomic_inc(&tt_early_cbs);
+}
+
+/* Post a callback through the flavour, counted (see tt_cbs_posted). */
+void tt_call(struct rcu_head *head, rcu_callback_t func)
+{
+	atomic_long_inc(&tt_cbs_posted);
+	tt_ops->call(head, func);
 }
 
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu)
@@ -268,7 +298,7 @@ static void tt_pipe_cb(struct rcu_head *rh)
 		atomic_dec(&tt_cbs_inflight);
 	} else {
 		p->cb_gp = tt_cb_snap();
-		tt_ops->call(&p->rh, tt_pipe_cb);
+		tt_call(&p->rh, tt_pipe_cb);
 	}
 }
 
@@ -353,7 +383,7 @@ static int tt_writer(void *arg)
 		if (prandom_u32_state(&rnd) & 1) {
 			atomic_inc(&tt_cbs_inflight);
 			old->cb_gp = tt_cb_snap();
-			tt_ops->call(&old->rh, tt_pipe_cb);
+			tt_call(&old->rh, tt_pipe_cb);
 		} else {
 			list_add(&old->node, &tt_removed);
 			tt_writer_wait(&rnd);
@@ -365,12 +395,16 @@ static int tt_writer(void *arg)
 
 struct tt_cb_wait {
 	struct rcu_head rh;
+	unsigned long cb_gp;		/* tt_cb_snap() at posting */
 	struct completion done;
 };
 
 static void tt_cb_wait_cb(struct rcu_head *rh)
 {
-	complete(&container_of(rh, struct tt_cb_wait, rh)->done);
+	struct tt_cb_wait *w = container_of(rh, struct tt_cb_wait, rh);
+
+	tt_cb_check(w->cb_gp);
+	complete(&w->done);
 }
 
 /* Extra update-side load, mixing the three ways to wait for readers. */
@@ -389,7 +423,8 @@ static int tt_fakewriter(void *arg)
 			break;
 		case 1:
 			init_completion(&w.done);
-			tt_ops->call(&w.rh, tt_cb_wait_cb);
+			w.cb_gp = tt_cb_snap();
+			tt_call(&w.rh, tt_cb_wait_cb);
 			wait_for_completion(&w.done);
 			break;
 		default:
@@ -417,6 +452,7 @@ void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 static void tt_stats_print(void)
 {
 	bool bad;
+	long rtbe;
 	char *buf;
 	long wc[TT_PIPE_LEN + 1];
 	int i;
@@ -425,17 +461,14 @@ static void tt_stats_print(void)
 	if (!buf)
 		return;
 	bad = tt_readers_pipe_bad();
-	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld gps: %lu\n",
+	rtbe = tt_stress_barrier_errors();
+	tt_stress_line(buf, 512);
+	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld %s gps: %lu\n",
 	       READ_ONCE(tt_version), list_empty(&tt_freelist),
 	       atomic_read(&tt_nalloc), atomic_read(&tt_nalloc_fail),
 	       atomic_read(&tt_nfree), atomic_read(&tt_mberror),
-	       READ_ONCE(tt_barrier_errors), tt_readers_ntimers(),
-	       READ_ONCE(tt_barrier_successes), READ_ONCE(tt_barrier_attempts),
-	       READ_ONCE(tt_barrier_errors),
-	       READ_ONCE(tt_online_successes), READ_ONCE(tt_online_attempts),
-	       READ_ONCE(tt_offline_successes), READ_ONCE(tt_offline_attempts),
-	       tt_gps());
-	if (bad || atomic_read(&tt_mberror) || READ_ONCE(tt_barrier_errors))
+	       rtbe, tt_readers_ntimers(), buf, tt_gps());
+	if (bad || atomic_read(&tt_mberror) || rtbe)
 		atomic_inc(&tt_errors);
 	if (atomic_read(&tt_early_cbs))
 		tt_fail("%d callbacks invoked before their grace period ended\n",
@@ -466,16 +499,17 @@ static int tt_stats(void *arg)
 static void tt_params(char *buf, size_t len)
 {
 	scnprintf(buf, len,
-		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d",
+		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d long_reads=%d onoff_leaf=%d onoff_cbs=%d max_gp_ms=%d",
 		  torture_type, tt_nreaders, nfakewriters, irqreader, nmireader,
 		  n_barrier_cbs, fwd_progress, onoff_interval, onoff_holdoff,
 		  test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff,
-		  stat_interval, duration);
+		  stat_interval, duration, long_reads, onoff_leaf, onoff_cbs,
+		  max_gp_ms);
 }
 
 static void tt_print_end(void)
 {
-	char buf[400];
+	char buf[480];
 
 	tt_params(buf, sizeof(buf));
 	printk(KERN_ALERT "%s-torture:--- End of test: %s: %s\n", torture_type,
@@ -500,8 +534,68 @@ static bool tt_gps_advancing(void)
 	return false;
 }
 
+/*
+ * Shorter tests are not judged by their GP rate: the first grace periods
+ * wait for the readers to start, and LOADUNLOAD's 2 s runs (removed
+ * while running half of the time) would measure start-up, not the engine.
+ */
+#define TT_GP_RATE_MIN_SECS	10
+
+/*
+ * The GP-rate floor: an engine whose grace periods only end by its slow
+ * path (a GP kthread that acts once a second, only the idle credit) is
+ * correct and passes every other check, but is broken all the same.
+ * Judged as the average time per grace period in guest time, which a
+ * loaded host stretches (TCG guest time is host time): hence the wide
+ * margin of the default (flavors.c).  The time an injected stall holds
+ * grace periods up is not counted.
+ */
+static void tt_check_gp_rate(unsigned long gps, unsigned long now)
+{
+	unsigned long elapsed = now - tt_start_jiffies;
+	int limit = max_gp_ms >= 0 ? max_gp_ms : tt_ops->max_gp_ms;
+	unsigned long secs, ms, rate100;
+
+	if (stall_cpu && elapsed > stall_cpu * HZ)
+		elapsed -= stall_cpu * HZ;
+	secs = elapsed / HZ;
+	if (secs < TT_GP_RATE_MIN_SECS) {
+		tt_out("gp rate: not checked, only %lu s of torture (need %d)\n",
+		       secs, TT_GP_RATE_MIN_SECS);
+		return;
+	}
+	ms = jiffies_to_msecs(elapsed);
+	rate100 = gps * 100 * HZ / elapsed;
+	if (limit && (!gps || ms / gps > limit))
+		tt_fail("gp rate: %lu.%02lu GPs/s over %lu s, %lu ms per GP, beyond the limit of %d ms (max_gp_ms)\n",
+			rate100 / 100, rate100 % 100, secs, gps ? ms / gps : ms,
+			limit);
+	else
+		tt_out("gp rate: %lu.%02lu GPs/s over %lu s, %lu ms per GP (limit %d)\n",
+		       rate100 / 100, rate100 % 100, secs, gps ? ms / gps : ms,
+		       limit);
+}
+
+/*
+ * After the final barrier every callback posted must have been invoked
+ * exactly once.  Fewer: the flavour lost some (or the barrier returned
+ * too early); more: one ran twice.
+ */
+static void tt_check_cb_accounting(void)
+{
+	long posted = atomic_long_read(&tt_cbs_posted);
+	long invoked = atomic_long_read(&tt_cbs_invoked);
+
+	if (posted != invoked)
+		tt_fail("callbacks: posted %ld, invoked %ld after the final barrier (%ld missing)\n",
+			posted, invoked, posted - invoked);
+	else
+		tt_out("callbacks: posted %ld, invoked %ld\n", posted, invoked);
+}
+
 static void tt_end_test(void)
 {
+	unsigned long gps, now;
 	bool stuck;
 	int i;
 
@@ -510,7 +604,11 @@ static void tt_end_test(void)
 		mutex_unlock(&tt_end_mutex);
 		return;
 	}
+	now = jiffies;
+	gps = tt_gps();
 	stuck = !tt_gps_advancing();
+	if (!stuck)
+		tt_check_gp_rate(gps, now);
 	if (stuck) {
 		/* Say so now: stopping the threads below may never finish. */
 		tt_fail("grace periods not advancing: gps: %lu unchanged for %d s\n",
@@ -531,6 +629,7 @@ static void tt_end_test(void)
 	if (atomic_read(&tt_cbs_inflight))
 		tt_fail("%d pipeline callbacks never invoked\n",
 			atomic_read(&tt_cbs_inflight));
+	tt_check_cb_accounting();
 	if (!stuck) {
 		tt_stats_print();
 		tt_print_end();
@@ -594,6 +693,13 @@ static int tt_check_params(void)
 	err |= tt_check_range("stall_cpu_holdoff", stall_cpu_holdoff, 0, 3600, "(s)");
 	err |= tt_check_range("stat_interval", stat_interval, 0, 3600, "(s)");
 	err |= tt_check_range("duration", duration, 0, 86400, "(s)");
+	err |= tt_check_range("long_reads", long_reads, 0, 1000000,
+			      "(1 in N reads is long; 0 = off)");
+	err |= tt_check_range("onoff_leaf", onoff_leaf, 0, 64,
+			      "(CPUs per leaf; 0 = random CPUs)");
+	err |= tt_check_range("onoff_cbs", onoff_cbs, 0, 10000, NULL);
+	err |= tt_check_range("max_gp_ms", max_gp_ms, -1, 3600000,
+			      "(ms per GP; -1 = flavour default, 0 = off)");
 	return err ? -EINVAL : 0;
 }
 
@@ -615,9 +721,19 @@ static void tt_cleanup(void)
 static int __init trcutorture_init(void)
 {
 	char name[32];
-	char buf[400];
+	char buf[480];
+	const struct tt_config cfg = {
+		.irqreader = irqreader, .nmireader = nmireader,
+		.n_barrier_cbs = n_barrier_cbs, .fwd_progress = fwd_progress,
+		.onoff_interval = onoff_interval, .onoff_holdoff = onoff_holdoff,
+		.onoff_leaf = onoff_leaf, .onoff_cbs = onoff_cbs,
+		.test_no_idle_hz = test_no_idle_hz, .stutter = stutter,
+		.stall_cpu = stall_cpu, .stall_cpu_holdoff = stall_cpu_holdoff,
+		.duration = duration, .long_reads = long_reads,
+	};
 	int err, i;
 
+	/* cfg holds the raw values: nothing starts unless they pass. */
 	err = tt_check_params();
 	if (err)
 		return err;
@@ -630,6 +746,7 @@ static int __init trcutorture_init(void)
 	for (i = 0; i < TT_NELEMS; i++)
 		list_add_tail(&tt_pool[i].node, &tt_freelist);
 	tt_gp_start = tt_ops->get_gp_count();
+	tt_start_jiffies = jiffies;
 	tt_params(buf, sizeof(buf));
 	printk(KERN_ALERT "%s-torture:--- Start of test: %s\n", torture_type, buf);
 	if (tt_ops->selftest)
@@ -641,11 +758,11 @@ static int __init trcutorture_init(void)
 		err = tt_spawn(tt_fakewriter, NULL, name, -1);
 	}
 	if (!err)
-		err = tt_readers_start();
+		err = tt_readers_start(&cfg);
 	if (!err && stat_interval)
 		err = tt_spawn(tt_stats, NULL, "tt_stats", -1);
 	if (!err)
-		err = tt_stress_start();
+		err = tt_stress_start(&cfg);
 	if (err)
 		goto fail;
 	if (duration) {

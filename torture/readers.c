@@ -18,14 +18,21 @@
 #include <linux/timer.h>
 #include <linux/cpumask.h>
 #include <linux/random.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 
 #include "torture.h"
+
+/* Parameters from main.c, copied by tt_readers_start(). */
+static struct tt_config tt_cfg;
 
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;		/* timer-context reads */
 static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 static atomic_t tt_gp_under_reader;		/* polled GP ended inside a reader */
+static atomic_long_t tt_nlong;			/* long_reads sections run */
+static atomic64_t tt_nlong_ns;			/* ... and their total length */
 
 struct tt_reader {
 	struct timer_list timer;	/* irqreader: timer-context reads */
@@ -37,9 +44,29 @@ struct tt_reader {
 static struct tt_reader *tt_readers;
 
 /*
+ * Busy-wait @us microseconds of guest clock time.  Not udelay(): in the
+ * TCG guest it returns early (EXP-BH, 7 readers, 21 s: 372668 sections
+ * of 1.6 ms asked on average, so at most 0.4 ms each), while this loop
+ * gave 29850 sections of 4.0 ms on average (a descheduled vCPU's time
+ * counts too).
+ */
+static void tt_read_spin_us(unsigned int us)
+{
+	u64 t0 = ktime_get_ns(), t;
+
+	do {
+		cpu_relax();
+		t = ktime_get_ns();
+	} while (t - t0 < (u64)us * NSEC_PER_USEC);
+	atomic_long_inc(&tt_nlong);
+	atomic64_add(t - t0, &tt_nlong_ns);
+}
+
+/*
  * Delay inside a read-side critical section: mostly nothing, sometimes
  * 200 us (so grace periods must wait for readers), rarely 100 ms (so the
- * engine must force quiescent states around a long reader).  Readers of
+ * engine must force quiescent states around a long reader), and with
+ * long_reads=N 100 us..2 ms in 1 of N kthread reads.  Readers of
  * non-sleepable flavours spin; SRCU readers sleep for the long delay.
  */
 static void tt_read_delay(struct rnd_state *rnd, int ctx)
@@ -81,6 +108,21 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 		 * the engine must notice the interrupt: give it a window.
 		 */
 		udelay(500 + r % 1500);
+		return;
+	}
+	if (ctx == TT_CTX_THREAD && tt_cfg.long_reads &&
+	    !(prandom_u32_state(rnd) % tt_cfg.long_reads)) {
+		/*
+		 * long_reads: long and frequent sections, busy (for trcu_bh
+		 * with bottom halves disabled, for trcu with preemption
+		 * off), so that ticks, nudge IPIs, expedited IPIs and
+		 * force_quiescent_state() scans land inside readers, not
+		 * once in 140,000 reads as the 100 ms delay below.  An
+		 * engine that credits a QS to the context a tick or IPI
+		 * interrupted when that context is a reader ends GPs under
+		 * it: the polled-GP and Reader Pipe checks see it.
+		 */
+		tt_read_spin_us(100 + r % 1900);
 		return;
 	}
 	if (ctx == TT_CTX_THREAD && !(r % (tt_nreaders * 20000))) {
@@ -172,7 +214,7 @@ static int tt_reader_cpu(int i)
 {
 	int n = num_online_cpus(), cpu, k;
 
-	if (onoff_interval || n < 2)
+	if (tt_cfg.onoff_interval || n < 2)
 		return -1;
 	k = 1 + i % (n - 1);
 	for_each_online_cpu(cpu)
@@ -187,14 +229,14 @@ static int tt_reader(void *arg)
 	unsigned long next_pause = jiffies + HZ;
 
 	while (!tt_should_stop()) {
-		if (irqreader && !timer_pending(&r->timer))
+		if (tt_cfg.irqreader && !timer_pending(&r->timer))
 			mod_timer(&r->timer, jiffies + 1);
 		tt_read_one(&r->rnd, TT_CTX_THREAD);
 		/*
 		 * test_no_idle_hz: pause for several ticks about once a
 		 * second, so CPUs can enter dynticks-idle with readers around.
 		 */
-		if (test_no_idle_hz && time_after(jiffies, next_pause)) {
+		if (tt_cfg.test_no_idle_hz && time_after(jiffies, next_pause)) {
 			WRITE_ONCE(r->pausing, true);
 			tt_sleep(10 + prandom_u32_state(&r->rnd) % 40);
 			WRITE_ONCE(r->pausing, false);
@@ -213,10 +255,12 @@ static int tt_reader(void *arg)
  * Start the reader kthreads (their timers are armed by the kthreads).
  * On error the caller stops what did start, then tt_readers_free().
  */
-int tt_readers_start(void)
+int tt_readers_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, i;
+
+	tt_cfg = *cfg;
 
 	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
 	if (!tt_readers)
@@ -288,7 +332,13 @@ void tt_readers_stats(char *buf, size_t len, bool bad)
 	tt_hist_line(buf, len, "Reader Pipe", h, bad);
 	tt_readers_sum(&tt_batch_count, h);
 	tt_hist_line(buf, len, "Reader Batch", h, false);
-	if (irqreader)
+	if (tt_cfg.long_reads) {
+		long n = atomic_long_read(&tt_nlong);
+
+		tt_out("long_reads: %ld long read sections, %lld us on average\n",
+		       n, n ? div64_s64(atomic64_read(&tt_nlong_ns), n * NSEC_PER_USEC) : 0);
+	}
+	if (tt_cfg.irqreader)
 		tt_out("irqreader: timer reads %ld, on an idle CPU %ld\n",
 		       atomic_long_read(&tt_ntimers),
 		       atomic_long_read(&tt_ntimers_idle));

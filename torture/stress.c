@@ -22,20 +22,24 @@
 
 #include "torture.h"
 
+/* Parameters from main.c, copied by tt_stress_start(). */
+static struct tt_config tt_cfg;
+
 bool tt_stutter_paused;
 bool tt_stalling;
-long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
-long tt_online_attempts, tt_online_successes;
-long tt_offline_attempts, tt_offline_successes;
+/* Counters of the barrier test and of hotplug, printed by tt_stress_line(). */
+static long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
+static long tt_online_attempts, tt_online_successes;
+static long tt_offline_attempts, tt_offline_successes;
 
 /* ---- stutter: load for stutter s, pause for stutter s ------------------ */
 
 static int tt_stutter(void *arg)
 {
 	while (!tt_should_stop()) {
-		tt_sleep(stutter * HZ);
+		tt_sleep(tt_cfg.stutter * HZ);
 		WRITE_ONCE(tt_stutter_paused, true);
-		tt_sleep(stutter * HZ);
+		tt_sleep(tt_cfg.stutter * HZ);
 		WRITE_ONCE(tt_stutter_paused, false);
 	}
 	WRITE_ONCE(tt_stutter_paused, false);
@@ -95,7 +99,7 @@ static int tt_bar_worker_fn(void *arg)
 			break;
 		WRITE_ONCE(w->pending, true);
 		w->cb_gp = tt_cb_snap();
-		tt_ops->call(&w->rh, tt_bar_cb);
+		tt_call(&w->rh, tt_bar_cb);
 		if (atomic_dec_and_test(&tt_bar_posting))
 			wake_up(&tt_bar_done_wq);
 	}
@@ -109,7 +113,7 @@ static int tt_bar_coordinator(void *arg)
 	while (!tt_should_stop()) {
 		tt_stutter_wait();
 		atomic_set(&tt_bar_invoked, 0);
-		atomic_set(&tt_bar_posting, n_barrier_cbs);
+		atomic_set(&tt_bar_posting, tt_cfg.n_barrier_cbs);
 		WRITE_ONCE(tt_bar_round, tt_bar_round + 1);
 		wake_up(&tt_bar_go_wq);
 		while (atomic_read(&tt_bar_posting) && !tt_should_stop())
@@ -121,10 +125,10 @@ static int tt_bar_coordinator(void *arg)
 		WRITE_ONCE(tt_barrier_attempts, tt_barrier_attempts + 1);
 		tt_ops->cb_barrier();
 		n = atomic_read(&tt_bar_invoked);
-		if (n != n_barrier_cbs) {
+		if (n != tt_cfg.n_barrier_cbs) {
 			WRITE_ONCE(tt_barrier_errors, tt_barrier_errors + 1);
 			tt_fail("barrier: only %d of %d callbacks invoked when barrier returned\n",
-				n, n_barrier_cbs);
+				n, tt_cfg.n_barrier_cbs);
 		} else {
 			WRITE_ONCE(tt_barrier_successes, tt_barrier_successes + 1);
 		}
@@ -270,7 +274,7 @@ static void tt_fwd_flood(void)
 		}
 		cb->cb_gp = tt_cb_snap();
 		cb->posted = jiffies;
-		tt_ops->call(&cb->rh, tt_fwd_cb_fn);
+		tt_call(&cb->rh, tt_fwd_cb_fn);
 		posted++;
 		if (!(posted & 0x3f))
 			cond_resched();
@@ -316,9 +320,92 @@ static int tt_fwd(void *arg)
 /* ---- CPU hotplug ------------------------------------------------------- */
 
 /*
- * Toggle a random CPU other than CPU 0 (which always stays online, so the
- * last online CPU is never offlined).  Only legal operations are counted
- * as attempts, so attempts and successes should match.
+ * onoff_cbs: callbacks posted on a CPU while it goes offline, so that at
+ * its dead step it still has callbacks waiting for grace periods (not
+ * only DONE ones) and the adopter must take them past its own DONE
+ * segment.  Posting only once before remove_cpu() was not enough: the
+ * offline path takes longer than a few grace periods, so every one of
+ * those callbacks was DONE (or invoked) at the dead step (HOTPLUG-LEAF,
+ * 12 offlines, debugfs adopt_not_done=0).  So tt_onoff_poster posts a
+ * batch by IPI every jiffy until the CPU is offline; the last ones land
+ * in the CPU's last moments (an IPI queued before the CPU is marked
+ * offline runs on it while it dies).  Each frees itself; the accounting
+ * in main.c checks that every one ran.
+ */
+struct tt_burst_cb {
+	struct rcu_head rh;
+	unsigned long cb_gp;		/* tt_cb_snap() at posting */
+	struct tt_burst_cb *next;	/* chain handed to the IPI */
+};
+
+static long tt_burst_posted;		/* onoff_cbs callbacks posted */
+static int tt_burst_cpu = -1;		/* CPU going offline, or -1 */
+static DECLARE_WAIT_QUEUE_HEAD(tt_burst_wq);
+
+static void tt_burst_cb_fn(struct rcu_head *rh)
+{
+	struct tt_burst_cb *cb = container_of(rh, struct tt_burst_cb, rh);
+
+	tt_cb_check(cb->cb_gp);
+	kfree(cb);
+}
+
+/* IPI handler on the CPU about to go offline: post the chain there. */
+static void tt_burst_post(void *info)
+{
+	struct tt_burst_cb *cb = info, *next;
+
+	for (; cb; cb = next) {
+		next = cb->next;
+		cb->cb_gp = tt_cb_snap();
+		tt_call(&cb->rh, tt_burst_cb_fn);
+	}
+}
+
+static void tt_onoff_burst(int cpu)
+{
+	struct tt_burst_cb *chain = NULL, *cb;
+	int i, n = 0;
+
+	for (i = 0; i < tt_cfg.onoff_cbs; i++) {
+		cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+		if (!cb)
+			break;
+		cb->next = chain;
+		chain = cb;
+		n++;
+	}
+	if (!chain)
+		return;
+	/* The caller holds no hotplug lock: the CPU may already be gone. */
+	if (smp_call_function_single(cpu, tt_burst_post, chain, 1))
+		tt_burst_post(chain);	/* post them here instead */
+	WRITE_ONCE(tt_burst_posted, tt_burst_posted + n);
+}
+
+/* onoff_cbs: one batch a jiffy on the CPU tt_onoff_one() takes down. */
+static int tt_onoff_poster(void *arg)
+{
+	int cpu;
+
+	while (!tt_should_stop()) {
+		wait_event_interruptible_timeout(tt_burst_wq,
+						 READ_ONCE(tt_burst_cpu) >= 0 ||
+						 tt_should_stop(), HZ);
+		cpu = READ_ONCE(tt_burst_cpu);
+		while (cpu >= 0 && READ_ONCE(tt_burst_cpu) == cpu &&
+		       cpu_online(cpu) && !tt_should_stop()) {
+			tt_onoff_burst(cpu);
+			schedule_timeout_uninterruptible(1);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Toggle CPU @cpu, never CPU 0 (which always stays online, so the last
+ * online CPU is never offlined).  Only legal operations are counted as
+ * attempts, so attempts and successes should match.
  */
 static void tt_onoff_one(int cpu)
 {
@@ -327,8 +414,13 @@ static void tt_onoff_one(int cpu)
 	if (cpu_online(cpu)) {
 		if (num_online_cpus() <= 1)
 			return;
+		if (tt_cfg.onoff_cbs) {
+			WRITE_ONCE(tt_burst_cpu, cpu);
+			wake_up(&tt_burst_wq);
+		}
 		WRITE_ONCE(tt_offline_attempts, tt_offline_attempts + 1);
 		ret = remove_cpu(cpu);
+		WRITE_ONCE(tt_burst_cpu, -1);
 		if (!ret)
 			WRITE_ONCE(tt_offline_successes, tt_offline_successes + 1);
 		else
@@ -343,19 +435,54 @@ static void tt_onoff_one(int cpu)
 	}
 }
 
+static bool tt_onoff_ok(int cpu)
+{
+	return cpu > 0 && cpu < nr_cpu_ids && cpu_possible(cpu) &&
+	       cpu_present(cpu) && cpu_is_hotpluggable(cpu);
+}
+
+/*
+ * onoff_leaf=N: the next CPU to toggle when trcu's leaves hold N CPUs
+ * each (CPUs lN..lN+N-1 in leaf l).  Leaf after leaf, except CPU 0's:
+ * offline every CPU of the leaf, one per interval, so that the leaf
+ * empties and its bit leaves its parent (and, at fanout 2, the parent's
+ * its grandparent's), then online them again so it refills.
+ */
+static int tt_onoff_leaf_next(int *leaf, int *step)
+{
+	int nleaves = DIV_ROUND_UP(nr_cpu_ids, tt_cfg.onoff_leaf);
+	int cpu;
+
+	if (nleaves < 2)
+		return -1;
+	if (*step >= 2 * tt_cfg.onoff_leaf) {
+		*step = 0;
+		*leaf = *leaf + 1 < nleaves ? *leaf + 1 : 1;
+	}
+	/* Steps 0..N-1 take the leaf's CPUs down, N..2N-1 bring them up. */
+	cpu = *leaf * tt_cfg.onoff_leaf + *step % tt_cfg.onoff_leaf;
+	if ((*step < tt_cfg.onoff_leaf) != !!cpu_online(cpu))
+		cpu = -1;	/* already in the wanted state: skip */
+	(*step)++;
+	return cpu;
+}
+
 static int tt_onoff(void *arg)
 {
 	struct rnd_state rnd;
-	int cpu;
+	int cpu, leaf = 1, step = 0;
 
 	prandom_seed_state(&rnd, get_random_u64());
-	tt_sleep(onoff_holdoff * HZ);
+	tt_sleep(tt_cfg.onoff_holdoff * HZ);
 	while (!tt_should_stop()) {
-		tt_sleep(max(1UL, msecs_to_jiffies(onoff_interval)));
+		tt_sleep(max(1UL, msecs_to_jiffies(tt_cfg.onoff_interval)));
 		if (tt_should_stop() || nr_cpu_ids < 2)
 			break;
-		cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
-		if (cpu_possible(cpu) && cpu_present(cpu) && cpu_is_hotpluggable(cpu))
+		if (tt_cfg.onoff_leaf)
+			cpu = tt_onoff_leaf_next(&leaf, &step);
+		else
+			cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
+		if (tt_onoff_ok(cpu))
 			tt_onoff_one(cpu);
 	}
 	/* Leave the machine as we found it: everything online. */
@@ -380,17 +507,17 @@ static int tt_stall(void *arg)
 	unsigned long stop_at;
 	int cpu, idx;
 
-	tt_sleep(stall_cpu_holdoff * HZ);
+	tt_sleep(tt_cfg.stall_cpu_holdoff * HZ);
 	if (tt_should_stop())
 		return 0;
 	cpus_read_lock();
 	cpu = cpumask_last(cpu_online_mask);
 	set_cpus_allowed_ptr(current, cpumask_of(cpu));
-	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, stall_cpu);
+	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, tt_cfg.stall_cpu);
 	WRITE_ONCE(tt_stalling, true);
 	idx = tt_ops->readlock();
 	preempt_disable();
-	stop_at = jiffies + stall_cpu * HZ;
+	stop_at = jiffies + tt_cfg.stall_cpu * HZ;
 	while (time_before(jiffies, stop_at)) {
 		touch_softlockup_watchdog();
 		cpu_relax();
@@ -502,32 +629,36 @@ static int tt_nmi_sender(void *arg)
 
 /* ---- start / stop / stats --------------------------------------------- */
 
-int tt_stress_start(void)
+int tt_stress_start(const struct tt_config *cfg)
 {
 	char name[32];
 	int err = 0, cpu, i;
 
-	if (stutter)
+	tt_cfg = *cfg;
+
+	if (tt_cfg.stutter)
 		err = tt_spawn(tt_stutter, NULL, "tt_stutter", -1);
-	if (!err && n_barrier_cbs) {
-		tt_bar_workers = kcalloc(n_barrier_cbs, sizeof(*tt_bar_workers),
+	if (!err && tt_cfg.n_barrier_cbs) {
+		tt_bar_workers = kcalloc(tt_cfg.n_barrier_cbs, sizeof(*tt_bar_workers),
 					 GFP_KERNEL);
 		if (!tt_bar_workers)
 			return -ENOMEM;
-		for (i = 0; !err && i < n_barrier_cbs; i++) {
+		for (i = 0; !err && i < tt_cfg.n_barrier_cbs; i++) {
 			snprintf(name, sizeof(name), "tt_barrier/%d", i);
 			err = tt_spawn(tt_bar_worker_fn, &tt_bar_workers[i], name, -1);
 		}
 		if (!err)
 			err = tt_spawn(tt_bar_coordinator, NULL, "tt_barrier", -1);
 	}
-	if (!err && fwd_progress)
+	if (!err && tt_cfg.fwd_progress)
 		err = tt_spawn(tt_fwd, NULL, "tt_fwd_prog", -1);
-	if (!err && onoff_interval)
+	if (!err && tt_cfg.onoff_interval && tt_cfg.onoff_cbs)
+		err = tt_spawn(tt_onoff_poster, NULL, "tt_onoff_cbs", -1);
+	if (!err && tt_cfg.onoff_interval)
 		err = tt_spawn(tt_onoff, NULL, "tt_onoff", -1);
-	if (!err && stall_cpu)
+	if (!err && tt_cfg.stall_cpu)
 		err = tt_spawn(tt_stall, NULL, "tt_stall", -1);
-	if (!err && nmireader) {
+	if (!err && tt_cfg.nmireader) {
 		for_each_possible_cpu(cpu)
 			prandom_seed_state(per_cpu_ptr(&tt_nmi_rnd, cpu),
 					   get_random_u64());
@@ -559,9 +690,38 @@ void tt_stress_stop(void)
 	WRITE_ONCE(tt_stutter_paused, false);
 }
 
+/* Barrier errors so far: the main statistics line's rtbe, and a failure. */
+long tt_stress_barrier_errors(void)
+{
+	return READ_ONCE(tt_barrier_errors);
+}
+
+/*
+ * The barrier and hotplug fields of the main statistics line, in the
+ * format scripts/verdict.py parses: "barrier: S/A:E onoff: a/b:c/d".
+ */
+void tt_stress_line(char *buf, size_t len)
+{
+	scnprintf(buf, len, "barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld",
+		  READ_ONCE(tt_barrier_successes),
+		  READ_ONCE(tt_barrier_attempts),
+		  READ_ONCE(tt_barrier_errors),
+		  READ_ONCE(tt_online_successes),
+		  READ_ONCE(tt_online_attempts),
+		  READ_ONCE(tt_offline_successes),
+		  READ_ONCE(tt_offline_attempts));
+}
+
 void tt_stress_stats(char *buf, size_t len)
 {
-	if (nmireader)
+	if (tt_cfg.onoff_interval)
+		tt_out("hotplug: online %ld/%ld offline %ld/%ld, %ld callbacks posted on CPUs going offline (onoff_leaf=%d)\n",
+		       READ_ONCE(tt_online_successes),
+		       READ_ONCE(tt_online_attempts),
+		       READ_ONCE(tt_offline_successes),
+		       READ_ONCE(tt_offline_attempts),
+		       READ_ONCE(tt_burst_posted), tt_cfg.onoff_leaf);
+	if (tt_cfg.nmireader)
 		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
 		       atomic_long_read(&tt_nmi_sent),
 		       atomic_long_read(&tt_nmi_handled),

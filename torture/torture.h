@@ -65,6 +65,12 @@ struct trcu_torture_ops {
 	 * ended after the rcu_node ones) nor SRCU (a flip count).
 	 */
 	bool gp_count_strict;
+	/*
+	 * Default of the end-of-test GP-rate floor: the longest average
+	 * time per grace period, in ms (0 = no check); the max_gp_ms
+	 * parameter overrides it.
+	 */
+	int max_gp_ms;
 };
 
 /*
@@ -90,11 +96,19 @@ void tt_rcu_readunlock(int idx);
 int tt_rcu_init(void);
 unsigned long tt_rcu_gp_count(void);
 
-/* Parameters (main.c), already validated when the stressors start. */
+/* The torture_type parameter (main.c), for tt_out() and tt_fail(). */
 extern char *torture_type;
-extern int nfakewriters, irqreader, nmireader, n_barrier_cbs, fwd_progress;
-extern int onoff_interval, onoff_holdoff, test_no_idle_hz, stutter;
-extern int stall_cpu, stall_cpu_holdoff, duration;
+
+/*
+ * The parameters readers.c and stress.c need, validated by main.c and
+ * handed to tt_readers_start() and tt_stress_start(), which keep a copy.
+ */
+struct tt_config {
+	int irqreader, nmireader, n_barrier_cbs, fwd_progress;
+	int onoff_interval, onoff_holdoff, onoff_leaf, onoff_cbs;
+	int test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff;
+	int duration, long_reads;
+};
 
 /* The element pool (main.c); readers find the current one. */
 struct tt_elem {
@@ -115,9 +129,6 @@ extern atomic_t tt_mberror;		/* rtmbe: freed/recycled element seen */
 extern unsigned long tt_gp_start;	/* get_gp_count() at start of test */
 extern bool tt_stutter_paused;		/* stutter: load currently paused */
 extern bool tt_stalling;		/* stall_cpu injection in progress */
-extern long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
-extern long tt_online_attempts, tt_online_successes;
-extern long tt_offline_attempts, tt_offline_successes;
 
 /* Print a torture line without pr_fmt: the verdict parser wants "<type>-torture:". */
 #define tt_out(fmt, ...) \
@@ -139,6 +150,7 @@ void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 unsigned long tt_gps(void);
 unsigned long tt_cb_snap(void);
 void tt_cb_check(unsigned long snap);
+void tt_call(struct rcu_head *head, rcu_callback_t func);
 
 /* Contexts a read-side critical section can run in (tt_read_one ctx). */
 #define TT_CTX_THREAD	0
@@ -148,15 +160,17 @@ void tt_cb_check(unsigned long snap);
 
 /* readers.c */
 void tt_read_one(struct rnd_state *rnd, int ctx);
-int tt_readers_start(void);
+int tt_readers_start(const struct tt_config *cfg);
 void tt_readers_free(void);
 long tt_readers_ntimers(void);
 bool tt_readers_pipe_bad(void);
 void tt_readers_stats(char *buf, size_t len, bool bad);
 
 /* stress.c */
-int tt_stress_start(void);
+int tt_stress_start(const struct tt_config *cfg);
 void tt_stress_stop(void);
 void tt_stress_stats(char *buf, size_t len);
+long tt_stress_barrier_errors(void);
+void tt_stress_line(char *buf, size_t len);
 
 #endif /* _TRCU_TORTURE_H */

@@ -303,6 +303,10 @@ stall_cpu                  o o E  E  R    E   E
 stall_cpu_holdoff          o o o  E  R    E   E
 stat_interval              o o o  E  R    E   E
 duration                   o o o  E  R    E   E
+long_reads                 o o o  E  R    E   E
+onoff_leaf                 o o E  E  R    E   E
+onoff_cbs                  o o o  E  R    E   E
+max_gp_ms                  o o o  o  R    E   E
 EOF
 
 rows <<'EOF'
@@ -322,6 +326,9 @@ trcutorture E onoff_interval onoff_interval=3600001
 trcutorture o stall_cpu stall_cpu=20
 trcutorture E stall_cpu stall_cpu=21
 trcutorture E duration duration=86401
+trcutorture o onoff_leaf onoff_leaf=64
+trcutorture E onoff_cbs onoff_cbs=10001
+trcutorture E max_gp_ms max_gp_ms=-2
 trcutorture W bogus bogus=1
 EOF
 
