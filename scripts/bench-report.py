@@ -14,11 +14,16 @@ RESULT line was found at all.
 """
 import csv
 import os
+import random
 import re
 import subprocess
 import sys
 
 RESULT_RE = re.compile(r'trcuscale: RESULT (.*)$')
+SAMPLES_RE = re.compile(r'trcuscale: SAMPLES test=(\S+) flavor=(\S+) '
+                        r'tag=(\S+) us=([0-9,]+)')
+# (scenario, test, flavor, tag) -> raw latencies, from the SAMPLES lines.
+SAMPLES = {}
 
 
 def parse(results):
@@ -31,6 +36,12 @@ def parse(results):
         with open(log, 'rb') as f:
             text = f.read().decode('utf-8', 'replace')
         for line in text.splitlines():
+            m = SAMPLES_RE.search(line)
+            if m:
+                key = (scen,) + m.group(1, 2, 3)
+                SAMPLES.setdefault(key, []).extend(
+                    int(v) for v in m.group(4).split(','))
+                continue
             m = RESULT_RE.search(line)
             if not m:
                 continue
@@ -76,6 +87,42 @@ def median(rows, key, **want):
     return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
+def med(vals):
+    v = sorted(vals)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def boot_ci(a, b, rounds=4000, level=0.95):
+    """Percentile-bootstrap interval of median(a)/median(b): resample each
+    set with replacement @rounds times.  A fixed seed, so that the same
+    results directory always gives the same table.  None when either set
+    is too small to say anything (fewer than 5 calls)."""
+    if len(a) < 5 or len(b) < 5:
+        return None
+    rng = random.Random(1)
+    rs = []
+    for _ in range(rounds):
+        mb = med(rng.choices(b, k=len(b)))
+        if mb:
+            rs.append(med(rng.choices(a, k=len(a))) / mb)
+    if len(rs) < rounds // 2:
+        return None
+    rs.sort()
+    lo = rs[int(len(rs) * (1 - level) / 2)]
+    hi = rs[min(len(rs) - 1, int(len(rs) * (1 + level) / 2))]
+    return lo, hi
+
+
+def samples(rows, test, flavor, tag):
+    """The raw latencies behind the rows' scenario for one flavour."""
+    for scen in sorted({r['scenario'] for r in rows}):
+        v = SAMPLES.get((scen, test, flavor, tag))
+        if v:
+            return v
+    return []
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
@@ -97,9 +144,21 @@ class Report:
         self.table = []   # (target, measured, goal, status, note)
         self.csvrows = []
 
-    def target(self, name, value, goal, ok, note='', noisy=False):
+    def target(self, name, value, goal, ok, note='', noisy=False, ci=False):
+        """@ci: (low, high) interval of @value; then the target is met
+        only if the whole interval meets it, missed only if none of it
+        does, and NOISE otherwise.  None: an interval was wanted but
+        there were too few calls for one (NOISE)."""
         if value is None:
             status = 'n/a'
+        elif ci is None:
+            status = 'NOISE'
+            note = 'too few calls for a 95% CI; ' + note
+        elif ci:
+            good = [ok(ci[0]), ok(ci[1])]
+            status = 'met' if all(good) else 'MISSED' if not any(good) \
+                else 'NOISE'
+            note = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' + note
         elif noisy:
             # The same measurement without the change varied by more than
             # the goal allows: neither met nor missed.
@@ -157,6 +216,8 @@ def gp_target(rep, gp, mode):
     tm = one(gp, 'med_us', flavor='trcu')
     rm = one(gp, 'med_us', flavor='rcu')
     n = one(gp, 'calls', flavor='trcu')
+    ci = boot_ci(samples(gp, 'gp', 'trcu', mode),
+                 samples(gp, 'gp', 'rcu', mode))
     rep.target(f'synchronize median trcu/rcu {mode}', ratio(tm, rm),
                '<= 1.0', lambda v: v <= 1.0,
                f'trcu {fmt(tm, 0)} us, rcu {fmt(rm, 0)} us, '
@@ -164,7 +225,7 @@ def gp_target(rep, gp, mode):
                f'{fmt(one(gp, "p90_us", flavor="rcu"), 0)}, p99 '
                f'{fmt(one(gp, "p99_us", flavor="trcu"), 0)}/'
                f'{fmt(one(gp, "p99_us", flavor="rcu"), 0)} us, '
-               f'{fmt(n, 0)} calls')
+               f'{fmt(n, 0)} calls', ci=ci)
     return tm, rm
 
 
@@ -388,14 +449,19 @@ def icount(rep, rows):
 def scale(rep, rows):
     """7. Scale: synchronize median per vCPU count.  Returns {cpus: {flavor: us}}."""
     sc = {}
+    scen = {}
     for r in pick(rows, test='gp', tag='scale'):
         c = int(r['cpus'])
         sc.setdefault(c, {})[r['flavor']] = num(r, 'med_us')
+        scen[c] = [x for x in rows if x['scenario'] == r['scenario']]
     cpus = sorted(sc)
     for c in cpus:
+        ci = boot_ci(samples(scen[c], 'gp', 'trcu', 'scale'),
+                     samples(scen[c], 'gp', 'rcu', 'scale'))
+        cis = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
         rep.info(f'scale: synchronize median trcu/rcu at {c} vCPUs',
                  fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
-                 f'trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
+                 f'{cis}trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
                  f'{fmt(sc[c].get("rcu"), 0)} us')
     if len(cpus) >= 2:
         lo, hi = cpus[0], cpus[-1]

@@ -74,12 +74,11 @@ main() {
 }
 
 # run_variant DIR NAME EXPECT FLAGS MARKS: 0 if NAME behaved as EXPECTed.
-run_variant() {
-	local dir=$1 name=$2 expect=$3 flags=$4 marks=$5
-	local out errors states trans depth mem got unreached stats steps
+# build_pan DIR NAME FLAGS: spin and gcc the model copied into DIR.
+build_pan() {
+	local dir=$1 name=$2 flags=$3
 
 	mkdir -p "$dir" && cp "$MODEL" "$dir/dynticks.pml" || return 1
-	echo "== $name: spin $flags -a; ./pan (expect $expect)"
 	# -DNOREDUCE: the partial-order reduction is not sound with the
 	# model's "provided" clauses.  -DBFS: the shortest trail.  -O0: pan
 	# runs for well under a second, gcc -O2 would take longer than that.
@@ -90,6 +89,58 @@ run_variant() {
 		echo "model: $name ERROR (spin or gcc failed) UNEXPECTED"
 		return 1
 	fi
+}
+
+# judge_pass OUT: PASS, or why a search without errors proves nothing.
+# Like judge_fail: the verdict on stdout, the evidence on stderr.
+# A pass counts only if the search was complete and reached every
+# statement (each hook step, each credit of the scan).
+judge_pass() {
+	local out=$1 unreached got=PASS
+
+	if grep -q -e 'Search not completed' -e 'max search depth too small' <<<"$out"; then
+		echo "   search incomplete:" >&2
+		grep -e 'Search not completed' -e 'max search depth' <<<"$out" >&2
+		got=INCOMPLETE
+	fi
+	unreached=$(awk '/^unreached in/ { p = 1; next }
+			 p && /^\t/ && !/"-end-"/ && !/^\t\(/' <<<"$out")
+	if [ -n "$unreached" ]; then
+		echo "   statements never reached (a vacuous model):" >&2
+		echo "$unreached" >&2
+		got=VACUOUS
+	fi
+	echo "$got"
+}
+
+# judge_fail DIR FLAGS MARKS: FAIL with a trail (DIR/trail.txt) that
+# shows MARKS, or why not.
+judge_fail() {
+	local dir=$1 flags=$2 marks=$3 got=FAIL
+
+	# shellcheck disable=SC2086
+	if ! (cd "$dir" && spin $flags -t -p dynticks.pml >trail.txt 2>&1); then
+		echo "   spin -t failed" >&2
+		got=NOTRAIL
+	fi
+	{
+		echo "   trail (spin $flags -t -p), first $TRAIL_LINES lines:"
+		grep -v '^[[:space:]]*$' "$dir/trail.txt" | head -n "$TRAIL_LINES" |
+			sed 's/^/   | /'
+	} >&2
+	if [ -n "$marks" ] && ! trail_shows "$dir/trail.txt" "$marks"; then
+		echo "   the trail does not show, in order: $marks" >&2
+		got=WRONGTRAIL
+	fi
+	echo "$got"
+}
+
+run_variant() {
+	local dir=$1 name=$2 expect=$3 flags=$4 marks=$5
+	local out errors states trans depth mem got stats
+
+	echo "== $name: spin $flags -a; ./pan (expect $expect)"
+	build_pan "$dir" "$name" "$flags" || return 1
 	out=$(cd "$dir" && nice ./pan -w20 2>&1)
 	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$out")
 	depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' <<<"$out")
@@ -103,41 +154,13 @@ run_variant() {
 		echo "$out" | tail -20
 		echo "model: $name ERROR (no pan verdict) UNEXPECTED"
 		return 1
-	fi
-	if [ "$errors" = 0 ]; then
-		got=PASS
-		# A pass counts only if the search was complete and reached
-		# every statement (each hook step, each credit of the scan).
-		if grep -q -e 'Search not completed' -e 'max search depth too small' <<<"$out"; then
-			echo "   search incomplete:"
-			grep -e 'Search not completed' -e 'max search depth' <<<"$out"
-			got=INCOMPLETE
-		fi
-		unreached=$(awk '/^unreached in/ { p = 1; next }
-				 p && /^\t/ && !/"-end-"/ && !/^\t\(/' <<<"$out")
-		if [ -n "$unreached" ]; then
-			echo "   statements never reached (a vacuous model):"
-			echo "$unreached"
-			got=VACUOUS
-		fi
+	elif [ "$errors" = 0 ]; then
+		got=$(judge_pass "$out")
 	else
-		got=FAIL
-		# shellcheck disable=SC2086
-		if ! (cd "$dir" && spin $flags -t -p dynticks.pml >trail.txt 2>&1); then
-			echo "   spin -t failed"
-			got=NOTRAIL
-		fi
-		steps=$(sed -n 's/.*trail ends after \([0-9]*\) steps.*/\1/p' "$dir/trail.txt")
-		stats="$stats, trail=${steps:-?} steps"
-		echo "   trail (spin $flags -t -p), first $TRAIL_LINES lines:"
-		grep -v '^[[:space:]]*$' "$dir/trail.txt" | head -n "$TRAIL_LINES" |
-			sed 's/^/   | /'
-		if [ -n "$marks" ] && ! trail_shows "$dir/trail.txt" "$marks"; then
-			echo "   the trail does not show, in order: $marks"
-			got=WRONGTRAIL
-		fi
+		got=$(judge_fail "$dir" "$flags" "$marks")
+		stats="$stats, trail=$(sed -n 's/.*trail ends after \([0-9]*\) steps.*/\1/p' \
+			"$dir/trail.txt") steps"
 	fi
-
 	if [ "$got" = "$expect" ]; then
 		echo "model: $name $got ($stats) as expected"
 		return 0

@@ -7,6 +7,8 @@
  *
  *   trcuscale: RESULT test=<t> flavor=<f> tag=<tag> key=value ...
  *
+ * (test=gp also prints its raw latencies, sorted, on SAMPLES lines that
+ * bench-report.py resamples for a confidence interval of the ratio).
  * and returns 0 (the guest script then unloads it).  A test that cannot
  * run (a flavour whose module is not loaded, a bad parameter) fails the
  * load with an error, never with a slow result.
@@ -392,6 +394,32 @@ static u64 trcuscale_pct(u64 *v, int n, int pm)
 	return v[min(i, n - 1)];
 }
 
+/*
+ * The sorted latencies @lat[0..n-1] in microseconds, SAMPLES_PER_LINE to
+ * a line so that each stays far below printk's line limit:
+ *
+ *   trcuscale: SAMPLES test=gp flavor=<f> tag=<tag> us=<a>,<b>,...
+ *
+ * The median alone cannot say whether trcu/rcu = 0.9 from 20 calls is
+ * below 1.0 or noise; the report bootstraps the ratio from these.
+ */
+#define SAMPLES_PER_LINE 32
+static void trcuscale_gp_samples(const u64 *lat, int n)
+{
+	char buf[SAMPLES_PER_LINE * 12 + 1];
+	int i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
+				 len ? "," : "", div_u64(lat[i], 1000));
+		if (i % SAMPLES_PER_LINE == SAMPLES_PER_LINE - 1 || i == n - 1) {
+			pr_info("SAMPLES test=gp flavor=%s tag=%s us=%s\n",
+				flavor_names[fl], tag, buf);
+			len = 0;
+		}
+	}
+}
+
 static int trcuscale_gp_work(void)
 {
 	u64 *lat, t0, t1, sum = 0, wall0;
@@ -419,6 +447,7 @@ static int trcuscale_gp_work(void)
 		div_u64(trcuscale_pct(lat, ncalls, 990), 1000),
 		div_u64(div_u64(sum, ncalls), 1000),
 		div_u64(lat[ncalls - 1], 1000), div_u64(t1, NSEC_PER_MSEC));
+	trcuscale_gp_samples(lat, ncalls);
 	kfree(lat);
 	return 0;
 }
