@@ -126,6 +126,7 @@ static struct reader *r_head[TRCU_NR_FLAVORS], *r_tail[TRCU_NR_FLAVORS];
 
 /* Options. */
 static int opt_gps = 100, opt_idle = 50, opt_hotplug, opt_bh = 10;
+static int opt_sync;		/* --load sync: one synchronize caller only */
 static u64 opt_seed = 1;
 
 /* Tunables of the workload (per CPU and jiffy, or per substep). */
@@ -140,6 +141,7 @@ static u64 opt_seed = 1;
 #define P_FLOOD		0.003	/* per jiffy: one CPU floods qhimark+ cbs */
 #define P_SYNC		0.10	/* per jiffy: a synchronize_trcu() caller */
 #define P_HOTPLUG	0.10	/* per jiffy: one CPU goes down or up */
+#define P_WAKE_MIN	0.002	/* an idle CPU wakes at least this often */
 #define SUBSTEPS	2
 #define ROOT_EMPTY_MAX	10	/* jiffies a root may stay empty */
 
@@ -230,7 +232,14 @@ struct simcb {
 
 static long cbs_out, cbs_peak, cbs_posted, cbs_invoked;
 static long syncs_done, syncs_inflight;
+static unsigned long stranded;	/* halted CPU-jiffies with ready callbacks */
 static bool workload_on = true;
+
+/* Do CPUs post callbacks of their own (--load mixed)? */
+static bool posting(void)
+{
+	return workload_on && !opt_sync;
+}
 
 static void cb_invoke(struct rcu_head *head)
 {
@@ -502,14 +511,14 @@ static void busy_substep(int c)
 
 	on_cpu(c);
 	if (p->rd[R_TASK].on) {
-		if (workload_on && r < P_POST)
+		if (posting() && r < P_POST)
 			post_cb(c, pick_flavor());
 		else if (r < P_POST + P_END)
 			reader_end(c, R_TASK);
 		return;
 	}
 	if (p->rd[R_BH].on) {
-		if (workload_on && r < P_POST)
+		if (posting() && r < P_POST)
 			post_cb(c, pick_flavor());
 		else if (r < P_POST + P_END) {
 			reader_end(c, R_BH);
@@ -532,7 +541,7 @@ static void busy_substep(int c)
 	else if (r < P_READER + P_BHREADER + P_SWITCH + P_USER)
 		p->user = true;
 	else if (r < P_READER + P_BHREADER + P_SWITCH + P_USER + P_POST &&
-		 workload_on)
+		 posting())
 		post_cb(c, pick_flavor());
 }
 
@@ -574,7 +583,7 @@ static void idle_step(int c, double p_wake)
 		trcu_irq_enter();
 		p->irq_open = true;
 		sync_pc(c);
-		if (workload_on && rnd01() < 0.3)
+		if (posting() && rnd01() < 0.3)
 			post_cb(c, pick_flavor());
 		reader_begin(c, R_IRQ);
 		if (rnd01() < 0.5) {
@@ -706,6 +715,20 @@ static void workload_jiffy(void)
 
 	if (!workload_on)
 		return;
+	if (opt_sync) {
+		/*
+		 * As make bench: one caller, one synchronize_trcu() after
+		 * another, on a CPU other than the GP kthreads' (see
+		 * Documentation/sim.rst: callbacks on the kthreads' CPU wait
+		 * for its next tick).
+		 */
+		c = ncpus > 1 ? 1 : 0;
+		if (!syncs_inflight && cpu_preemptible(c) &&
+		    sim_task_new(sync_task, (void *)(long)TRCU_FLAVOR_SCHED, c,
+				 "sync"))
+			syncs_inflight++;
+		return;
+	}
 	if (rnd01() < P_FLOOD) {
 		c = rndn(ncpus);
 		if (cpus[c].state == C_BUSY) {
@@ -743,6 +766,22 @@ static void jiffy(double p_sleep, double p_wake)
 		cpu_jiffy(c, p_sleep, p_wake);
 		settle();
 	}
+	/*
+	 * Halted CPUs with callbacks whose grace period has ended: nothing
+	 * invokes them until the CPU next wakes (see Documentation/sim.rst).
+	 */
+	for (c = 0; c < ncpus; c++) {
+		if (!cpu_halted(c))
+			continue;
+		for (i = 0; i < TRCU_NR_FLAVORS; i++)
+			if (trcu_cbs_ready(rsp_of(i),
+					   per_cpu_ptr(rsp_of(i)->rda, c))) {
+				stranded++;
+				if (sim_verbose)
+					printf("stranded: CPU %d %s\n", c,
+					       rsp_of(i)->name);
+			}
+	}
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		struct trcu_state *rsp = rsp_of(i);
 		struct gpwatch *w = &gpw[i];
@@ -770,7 +809,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: trcu-sim --cpus N --fanout F [--fanout-leaf L] [--fanout-exact]\n"
 		"                [--gps G] [--seed S] [--idle PERCENT] [--hotplug]\n"
-		"                [--bh PERCENT] [--verbose]\n");
+		"                [--bh PERCENT] [--load mixed|sync] [--verbose]\n"
+		"  --load mixed: every CPU posts callbacks, floods, synchronize callers\n"
+		"  --load sync:  only one synchronize_trcu() caller, on CPU 0\n");
 	exit(2);
 }
 
@@ -782,7 +823,8 @@ int main(int argc, char **argv)
 		{ "fanout-exact", 0, NULL, 'x' }, { "gps", 1, NULL, 'g' },
 		{ "seed", 1, NULL, 's' }, { "idle", 1, NULL, 'i' },
 		{ "hotplug", 0, NULL, 'h' }, { "bh", 1, NULL, 'b' },
-		{ "verbose", 0, NULL, 'v' }, { NULL, 0, NULL, 0 }
+		{ "verbose", 0, NULL, 'v' }, { "load", 1, NULL, 'L' },
+		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long j0, max_j, drain_j, ipis_before_free;
 	double p_sleep, p_wake;
@@ -824,6 +866,12 @@ int main(int argc, char **argv)
 		case 'b':
 			opt_bh = atoi(optarg);
 			break;
+		case 'L':
+			if (!strcmp(optarg, "sync"))
+				opt_sync = 1;
+			else if (strcmp(optarg, "mixed"))
+				usage();
+			break;
 		case 'v':
 			sim_verbose = 1;
 			break;
@@ -848,9 +896,15 @@ int main(int argc, char **argv)
 		sim_cpu_task[c].cpu = c;
 		sync_pc(c);
 	}
-	/* Busy CPUs go idle at p_sleep, idle ones wake at p_wake. */
+	/*
+	 * Busy CPUs go idle at p_sleep, idle ones wake at p_wake: at least
+	 * every 500 jiffies (2 s) on average, for the housekeeping (timers,
+	 * kworkers) every real CPU wakes for.
+	 */
 	p_sleep = 0.2 * opt_idle / 100.0;
 	p_wake = 0.2 * (100 - opt_idle) / 100.0;
+	if (p_wake < P_WAKE_MIN)
+		p_wake = P_WAKE_MIN;
 
 	/* Module init, as main.c does it (no hooks, no debugfs). */
 	on_cpu(0);
@@ -866,10 +920,11 @@ int main(int argc, char **argv)
 		gpw[i].last_gp = gpw[i].last_done = TRCU_GP_INITVAL;
 	}
 	rsp = &trcu_sched_state;
-	printf("trcu-sim: cpus=%d fanout=%d fanout_leaf=%d exact=%d levels=%d nodes=%d seed=%llu idle=%d%% hotplug=%d bh=%d%%\n",
+	printf("trcu-sim: cpus=%d fanout=%d fanout_leaf=%d exact=%d levels=%d nodes=%d seed=%llu idle=%d%% hotplug=%d bh=%d%% load=%s\n",
 	       ncpus, trcu_fanout, trcu_fanout_leaf, trcu_fanout_exact,
 	       rsp->geom.levels, rsp->geom.nr_nodes,
-	       (unsigned long long)opt_seed, opt_idle, opt_hotplug, opt_bh);
+	       (unsigned long long)opt_seed, opt_idle, opt_hotplug, opt_bh,
+	       opt_sync ? "sync" : "mixed");
 	settle();
 
 	/* The workload, until --gps grace periods of trcu have ended. */
@@ -921,9 +976,9 @@ int main(int argc, char **argv)
 	      (gp_ticks[gps_counted / 2 - 1] + gp_ticks[gps_counted / 2]) / 2.0;
 	if (!gps_counted)
 		gps_counted = 1;
-	printf("gps=%ld jiffies=%lu callbacks=%ld invoked=%ld peak_outstanding=%ld synchronize=%ld ipis=%lu\n",
+	printf("gps=%ld jiffies=%lu callbacks=%ld invoked=%ld peak_outstanding=%ld synchronize=%ld ipis=%lu stranded_cpu_jiffies=%lu\n",
 	       gps_done, jiffies - j0, cbs_posted, cbs_invoked, cbs_peak,
-	       syncs_done, sim_stats.ipis);
+	       syncs_done, sim_stats.ipis, stranded);
 	printf("locks_per_gp:");
 	for (i = 0; i < rsp->geom.levels; i++)
 		printf(" level%d%s=%.2f", i, i ? "" : "(root)",

@@ -81,7 +81,7 @@ typedef int gfp_t;
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
-#define barrier()		__asm__ __volatile__("" ::: "memory")
+#define barrier()		do { __asm__ __volatile__("" ::: "memory"); } while (0)
 #define smp_mb()		barrier()
 #define smp_wmb()		barrier()
 #define smp_rmb()		barrier()
