@@ -366,6 +366,23 @@ static bool cpu_preemptible(int c)
 }
 
 /*
+ * Where a woken task runs: its last CPU if nothing non-preemptible runs
+ * there, else (as the scheduler would) the first CPU that can take it,
+ * -1 if none can now.
+ */
+static int wake_cpu(int c)
+{
+	int i;
+
+	if (cpu_preemptible(c))
+		return c;
+	for (i = 0; i < ncpus; i++)
+		if (cpu_preemptible(i))
+			return i;
+	return -1;
+}
+
+/*
  * Run @t on its CPU: a context switch in (from the idle task, which
  * wakes, or from whatever ran), the task until it waits, and a context
  * switch back.
@@ -455,11 +472,12 @@ static void settle(void)
 			}
 			if (!t->runnable)
 				continue;
-			if (cpus[t->ts.cpu].state == C_OFF ||
-			    cpus[t->ts.cpu].state == C_DYING)
-				t->ts.cpu = 0;		/* migrated */
 			if (!cpu_preemptible(t->ts.cpu))
+				t->ts.cpu = wake_cpu(t->ts.cpu);
+			if (t->ts.cpu < 0) {
+				t->ts.cpu = 0;
 				continue;
+			}
 			run_task(t);
 			progress = true;
 		}
