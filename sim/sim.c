@@ -232,7 +232,8 @@ struct simcb {
 
 static long cbs_out, cbs_peak, cbs_posted, cbs_invoked;
 static long syncs_done, syncs_inflight;
-static unsigned long stranded;	/* halted CPU-jiffies with ready callbacks */
+static unsigned long stranded;
+static unsigned long root_in_call;	/* trcu's root locks taken in call_trcu() */	/* halted CPU-jiffies with ready callbacks */
 static bool workload_on = true;
 
 /* Do CPUs post callbacks of their own (--load mixed)? */
@@ -255,16 +256,19 @@ static void cb_invoke(struct rcu_head *head)
 static void post_cb(int c, int f)
 {
 	struct simcb *cb = malloc(sizeof(*cb));
+	unsigned long root_before;
 
 	if (!cb)
 		exit(2);
 	cb->seq = ++seq;
 	cb->flavor = f;
 	on_cpu(c);
+	root_before = trcu_root(&trcu_sched_state)->lock.n_acq;
 	if (f == TRCU_FLAVOR_BH)
 		call_trcu_bh(&cb->head, cb_invoke);
 	else
 		call_trcu(&cb->head, cb_invoke);
+	root_in_call += trcu_root(&trcu_sched_state)->lock.n_acq - root_before;
 	cbs_posted++;
 	if (++cbs_out > cbs_peak)
 		cbs_peak = cbs_out;
@@ -395,7 +399,9 @@ static void run_task(struct sim_task *t)
 	on_cpu(c);
 	was_idle = cpus[c].state == C_IDLE;
 	if (was_idle) {
-		sim_stats.idle_wakeups++;
+		/* trcu's doing only for its own kthreads, not the callers. */
+		if (t->kthread)
+			sim_stats.idle_wakeups++;
 		trcu_idle_wake();
 	}
 	trcu_qs_all_flavors();		/* sched_switch into the task */
@@ -804,8 +810,12 @@ static void jiffy(double p_sleep, double p_wake)
 		struct trcu_state *rsp = rsp_of(i);
 		struct gpwatch *w = &gpw[i];
 
+		/*
+		 * Counted only while some CPU could run the GP kthread: with
+		 * every CPU in a reader (one CPU, say) it cannot be woken.
+		 */
 		if (rsp->gpnum != rsp->completed && !trcu_root(rsp)->qsmask) {
-			if (++w->root_empty == ROOT_EMPTY_MAX)
+			if (wake_cpu(0) >= 0 && ++w->root_empty == ROOT_EMPTY_MAX)
 				sim_error("%s: root empty for %d jiffies, GP %ld not ended",
 					  rsp->name, ROOT_EMPTY_MAX, rsp->gpnum);
 		} else {
@@ -849,8 +859,8 @@ int main(int argc, char **argv)
 	struct trcu_node *rnp;
 	struct trcu_state *rsp;
 	unsigned long lvl[TRCU_GEOM_MAX_LEVELS] = { 0 };
-	unsigned long nudges = 0, nlock = 0, engine_nlock = 0;
-	int o, c, i;
+	unsigned long nudges = 0, nlock = 0, engine_nlock = 0, root_call;
+	int o, c, i, levels, root_children;
 	long leaked, gps_counted, fqs;
 	double med;
 
@@ -965,6 +975,9 @@ int main(int argc, char **argv)
 	for (c = 0; c < ncpus; c++)
 		nudges += per_cpu_ptr(rsp->rda, c)->resched_ipi;
 	fqs = rsp->n_force_qs;
+	root_call = root_in_call;
+	levels = rsp->geom.levels;
+	root_children = levels > 1 ? rsp->geom.level_cnt[1] : ncpus;
 	ipis_before_free = sim_stats.idle_wakeups;
 	if (nlock != engine_nlock)
 		sim_error("node lock counts: shim %lu, engine %lu",
@@ -1005,11 +1018,12 @@ int main(int argc, char **argv)
 	printf("gp_ticks: min=%lu median=%.1f max=%lu\n",
 	       gp_ticks ? gp_ticks[0] : 0, med,
 	       gp_ticks ? gp_ticks[gps_counted - 1] : 0);
-	printf("RESULT cpus=%d fanout=%d root_locks_per_gp=%.2f gp_ticks_median=%.1f fqs_per_gp=%.2f idle_wakeups_per_gp=%.2f errors=%ld nudges_per_gp=%.2f peak_cbs=%ld levels=%d\n",
+	printf("RESULT cpus=%d fanout=%d root_locks_per_gp=%.2f gp_ticks_median=%.1f fqs_per_gp=%.2f idle_wakeups_per_gp=%.2f errors=%ld nudges_per_gp=%.2f peak_cbs=%ld levels=%d root_children=%d stranded=%lu root_locks_call_per_gp=%.2f\n",
 	       ncpus, trcu_fanout, (double)lvl[0] / gps_counted, med,
 	       (double)fqs / gps_counted,
 	       (double)ipis_before_free / gps_counted, n_errors,
-	       (double)nudges / gps_counted, cbs_peak, rsp->geom.levels);
+	       (double)nudges / gps_counted, cbs_peak, rsp->geom.levels,
+	       root_children, stranded, (double)root_call / gps_counted);
 	return n_errors ? 1 : 0;
 out:
 	sim_error("engine init failed");
