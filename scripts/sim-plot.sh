@@ -87,19 +87,25 @@ print("64 CPUs (a qsmask has 64 bits).  kids = root children (CPUs for a single 
 print("A:in call = root locks per GP taken inside call_trcu() (trcu_request_gp()).")
 PY
 
-# The plot: root locks per GP and GP latency against CPUs, per shape and load.
+# The plot: root locks per GP and GP latency against CPUs, per shape and
+# load; one data file per line (gnuplot joins the points of a file).
+for load in sync mixed; do
+	for shape in 64 16 4 single; do
+		awk -F, -v l="$load" -v s="$shape" '$1 == l && $3 == s { print $2, $7, $8 }' \
+			"$csv" >"$res/$load-$shape.dat"
+	done
+done
 gp=$res/sim.gp
 {
 	echo "set terminal png size 1200,900 noenhanced"
 	echo "set output '$res/sim.png'"
-	echo "set datafile separator ','"
 	echo "set multiplot layout 2,2 title 'trcu-sim: engine of trcu.ko on simulated CPUs (seed $SEED, $GPS GPs per point)'"
 	echo "set logscale x 2; set key top left; set xlabel 'CPUs'; set grid"
 	for load in sync mixed; do
 		echo "set title 'root-lock acquisitions per GP, load $load'; set logscale y"
-		echo "plot for [s in '64 16 4 single'] '$csv' using (strcol(1) eq '$load' && strcol(3) eq s ? \$2 : NaN):7 with linespoints title 'fanout '.s"
+		echo "plot for [s in '64 16 4 single'] '$res/$load-'.s.'.dat' using 1:2 with linespoints title 'fanout '.s"
 		echo "set title 'GP latency (median, jiffies), load $load'; unset logscale y"
-		echo "plot for [s in '64 16 4 single'] '$csv' using (strcol(1) eq '$load' && strcol(3) eq s ? \$2 : NaN):8 with linespoints title 'fanout '.s"
+		echo "plot for [s in '64 16 4 single'] '$res/$load-'.s.'.dat' using 1:3 with linespoints title 'fanout '.s"
 	done
 	echo "unset multiplot"
 } >"$gp"
