@@ -11,6 +11,10 @@
 #   make check          unit tests, checkpatch, W=1 build, guest scenarios, mutants
 #   make mutants        only the mutant runs listed in guest/mutants
 #   make objgraph       build, print trcu.ko's object graph, fail on a cycle
+#   make sim            the engine in the host simulator (sim/trcu-sim) at 8..8192
+#                       CPUs: results/sim-<timestamp>/sim.txt, sim.csv, sim.png
+#   make sim-check      the simulator's randomized property test (a make check item)
+#   make sim-mutants    every engine mutant against the simulator: caught or not
 #   make deps-6.12      install Debian 12's newest 6.12 kernel image + headers
 #   make check-6.12     build against 6.12 and run the TREE scenarios on it
 #                       (optional: `make check` needs only the 6.1 packages)
@@ -69,7 +73,7 @@ SOAK_SCENARIOS ?=
 SOAK_JOBS ?= 2
 
 .PHONY: all modules kdir-check mutant deps check mutants clean help debug-kernel debug-modules
-.PHONY: objgraph
+.PHONY: objgraph sim sim-check sim-mutants
 .PHONY: bench bench-smoke bench-icount
 .PHONY: deps-6.12 check-6.12 soak
 
@@ -128,6 +132,17 @@ objgraph: all
 mutants:
 	@'$(TOP)/scripts/check.sh' --mutants
 
+# Host only: no kernel tree needed (sim/Makefile builds the engine files
+# against sim/shim/).
+sim:
+	@'$(TOP)/scripts/sim-plot.sh'
+
+sim-check:
+	@'$(TOP)/scripts/sim-check.sh'
+
+sim-mutants:
+	@'$(TOP)/scripts/sim-mutants.sh'
+
 deps-6.12:
 	@v=$$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$$' | \
 		awk '{ print $$1 }' | sed 's/^linux-headers-//' | sort -V | tail -n 1); \
@@ -165,6 +180,7 @@ bench-icount:
 clean:
 	@if [ -d '$(KDIR)' ]; then $(MAKE) -C '$(KDIR)' M='$(TOP)' clean; fi
 	rm -rf '$(TOP)/build'
+	$(MAKE) -C '$(TOP)/sim' clean
 	find '$(TOP)/module' '$(TOP)/torture' \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \) -delete 2>/dev/null || true
 	rm -f '$(TOP)/Module.symvers' '$(TOP)/modules.order'

@@ -33,6 +33,7 @@ host_checks() {
 	echo "sparse|check_sparse"
 	echo "build W=1|check_build_w1"
 	echo "objgraph|scripts/objgraph-check.sh"
+	echo "sim|scripts/sim-check.sh"
 }
 
 # shellcheck disable=SC2317  # host checks are called through host_checks

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The simulator as a property test (a `make check` host item): many runs of
+# sim/trcu-sim with random CPU counts (1..4096, log-uniform), fanouts
+# (2..64, sometimes a different leaf fanout, sometimes exact), idle shares
+# (0..95 %) and seeds, hotplug on, each checking the grace-period
+# guarantee (sim/sim.c says what is checked).  Any run with errors fails
+# the check and is printed with the command that repeats it.
+#
+#   scripts/sim-check.sh
+# Environment:
+#   SIM_CHECK_SEED     master seed (default: the time; printed, so a failing
+#                      set can be repeated)
+#   SIM_CHECK_SECONDS  start no run after this many seconds (default 90)
+#   SIM_CHECK_RUNS     at most this many runs (default 400)
+#   SIM_BIN            the simulator to test (default sim/trcu-sim, built
+#                      here); scripts/sim-mutants.sh points it at a mutant
+# Last line: "N runs, N failed (seed S)".
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP" || exit 1
+
+SEED=${SIM_CHECK_SEED:-$(date +%s)}
+SECONDS_MAX=${SIM_CHECK_SECONDS:-90}
+RUNS_MAX=${SIM_CHECK_RUNS:-400}
+if [ -z "${SIM_BIN:-}" ]; then
+	make -s -C sim >/dev/null || { echo "sim-check: build failed"; exit 1; }
+	SIM_BIN=$TOP/sim/trcu-sim
+fi
+
+# The parameters of every run come from the master seed (bash's RANDOM).
+RANDOM=$SEED
+runs=0
+failed=0
+start=$SECONDS
+while [ "$runs" -lt "$RUNS_MAX" ] && [ $((SECONDS - start)) -lt "$SECONDS_MAX" ]; do
+	# log-uniform 1..4096: 2^(0..12) times 1..2, clipped
+	e=$((RANDOM % 13))
+	cpus=$(((1 << e) + RANDOM % (1 << e)))
+	[ "$cpus" -gt 4096 ] && cpus=4096
+	fanout=$((2 + RANDOM % 63))
+	args=(--cpus "$cpus" --fanout "$fanout" --hotplug
+	      --idle $((RANDOM % 96)) --gps $((20 + RANDOM % 41))
+	      --bh $((RANDOM % 40)) --seed $((RANDOM * 32768 + RANDOM)))
+	[ $((RANDOM % 3)) -eq 0 ] && args+=(--fanout-leaf $((2 + RANDOM % 63)))
+	[ $((RANDOM % 4)) -eq 0 ] && args+=(--fanout-exact)
+	runs=$((runs + 1))
+	out=$("$SIM_BIN" "${args[@]}" 2>&1)
+	rc=$?
+	res=$(grep '^RESULT' <<<"$out")
+	if [ "$rc" -ne 0 ] || ! grep -q ' errors=0 ' <<<"$res "; then
+		failed=$((failed + 1))
+		echo "FAIL: sim/trcu-sim ${args[*]}"
+		grep -m 5 '^ERROR' <<<"$out" | sed 's/^/    /'
+		echo "    ${res:-no RESULT line (exit $rc)}"
+	fi
+done
+echo "$runs runs, $failed failed (seed $SEED)"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The state behind sim/shim/sim_kernel.h: CPUs, locks, memory, tasks
+ * (coroutines), tasklets, irq_work and IPI queues.  See that header for
+ * what is and is not modelled.  The simulator proper (sim.c) decides
+ * when queued work is delivered; this file only queues it.
+ */
+#include <stdarg.h>
+#include <ucontext.h>
+
+#include "sim_kernel.h"
+#include "sim.h"
+
+int nr_cpu_ids;
+int sim_cur_cpu;
+bool sim_cpu_online[SIM_MAX_CPUS];
+bool sim_cpu_active[SIM_MAX_CPUS];
+int __preempt_count[SIM_MAX_CPUS];
+unsigned long jiffies;
+struct task_struct sim_cpu_task[SIM_MAX_CPUS];
+
+struct sim_percpu_q sim_q[SIM_MAX_CPUS];
+
+long sim_allocs;		/* allocations not yet freed */
+int sim_locks_held;		/* raw spinlocks held right now */
+
+/* ---- errors ---- */
+
+void sim_warn(const char *file, int line, const char *cond)
+{
+	sim_error("WARN_ON(%s) at %s:%d", cond, file, line);
+}
+
+void sim_printk(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	/* pr_err() from the engine is a stall or a bad parameter: an error. */
+	if (buf[0] == 'E')
+		sim_error("engine: %s", buf + 2);
+	else if (sim_verbose)
+		printf("engine: %s\n", buf + 2);
+}
+
+/* ---- memory ---- */
+
+void *sim_alloc(size_t size)
+{
+	void *p = calloc(1, size);
+
+	if (!p) {
+		fprintf(stderr, "trcu-sim: out of memory\n");
+		exit(2);
+	}
+	sim_allocs++;
+	return p;
+}
+
+void sim_free(const void *p)
+{
+	if (!p)
+		return;
+	sim_allocs--;
+	free((void *)p);
+}
+
+/* ---- locks ---- */
+
+void sim_lock(raw_spinlock_t *l)
+{
+	/* Sequential: a held lock here can only be a self-deadlock. */
+	if (l->locked)
+		sim_error("lock %p taken while held (self-deadlock)", (void *)l);
+	l->locked = 1;
+	l->n_acq++;
+	sim_locks_held++;
+}
+
+void sim_unlock(raw_spinlock_t *l)
+{
+	if (!l->locked)
+		sim_error("lock %p released while free", (void *)l);
+	l->locked = 0;
+	sim_locks_held--;
+}
+
+/* ---- tasks ---- */
+
+#define SIM_STACK	(256 * 1024)
+
+static struct sim_task sim_tasks[SIM_MAX_TASKS];
+static ucontext_t sim_main_ctx;
+struct sim_task *sim_running;
+
+struct task_struct *sim_current(void)
+{
+	if (sim_running)
+		return &sim_running->ts;
+	return &sim_cpu_task[sim_cur_cpu];
+}
+
+static void sim_task_entry(unsigned int hi, unsigned int lo)
+{
+	struct sim_task *t = (void *)(((uintptr_t)hi << 32) | lo);
+
+	t->fn(t->arg);
+	t->done = true;
+	t->runnable = false;
+	swapcontext(&t->ctx, &sim_main_ctx);
+}
+
+/* A new task on @cpu, runnable; NULL if every slot is taken. */
+struct sim_task *sim_task_new(int (*fn)(void *), void *arg, int cpu,
+			      const char *name)
+{
+	struct sim_task *t = NULL;
+	uintptr_t p;
+	int i;
+
+	for (i = 0; i < SIM_MAX_TASKS; i++) {
+		if (!sim_tasks[i].used || sim_tasks[i].done) {
+			t = &sim_tasks[i];
+			break;
+		}
+	}
+	if (!t)
+		return NULL;
+	if (!t->stack)
+		t->stack = malloc(SIM_STACK);
+	if (!t->stack)
+		return NULL;
+	t->used = true;
+	t->done = false;
+	t->runnable = true;
+	t->timed = false;
+	t->wq = NULL;
+	t->fn = fn;
+	t->arg = arg;
+	t->ts.cpu = cpu;
+	t->ts.idle = false;
+	t->ts.comm = name;
+	getcontext(&t->ctx);
+	t->ctx.uc_stack.ss_sp = t->stack;
+	t->ctx.uc_stack.ss_size = SIM_STACK;
+	t->ctx.uc_link = NULL;
+	p = (uintptr_t)t;
+	makecontext(&t->ctx, (void (*)(void))sim_task_entry, 2,
+		    (unsigned int)(p >> 32), (unsigned int)p);
+	return t;
+}
+
+struct task_struct *sim_kthread_run(int (*fn)(void *), void *arg,
+				    const char *name)
+{
+	struct sim_task *t = sim_task_new(fn, arg, SIM_KTHREAD_CPU, name);
+
+	if (!t)
+		return NULL;
+	t->kthread = true;
+	return &t->ts;
+}
+
+/* Run @t until it waits or ends.  Caller: the simulator, main context. */
+void sim_task_switch_to(struct sim_task *t)
+{
+	sim_running = t;
+	swapcontext(&sim_main_ctx, &t->ctx);
+	sim_running = NULL;
+}
+
+struct sim_task *sim_task_at(int i)
+{
+	return i < SIM_MAX_TASKS && sim_tasks[i].used ? &sim_tasks[i] : NULL;
+}
+
+void sim_wait(wait_queue_head_t *q, bool timed, unsigned long until)
+{
+	struct sim_task *t = sim_running;
+
+	if (!t) {
+		sim_error("wait outside a task");
+		return;
+	}
+	t->wq = q;
+	t->timed = timed;
+	t->until = until;
+	t->runnable = false;
+	swapcontext(&t->ctx, &sim_main_ctx);
+}
+
+void sim_wake_up(wait_queue_head_t *q)
+{
+	int i;
+
+	/* PROVE_RAW_LOCK_NESTING: a wait queue's lock may sleep on RT. */
+	if (sim_locks_held)
+		sim_error("wake_up() with a raw spinlock held");
+	for (i = 0; i < SIM_MAX_TASKS; i++) {
+		struct sim_task *t = &sim_tasks[i];
+
+		if (t->used && !t->done && !t->runnable && t->wq == q) {
+			t->runnable = true;
+			t->wq = NULL;
+		}
+	}
+}
+
+void complete(struct completion *c)
+{
+	c->done++;
+	sim_wake_up(&c->wait);
+}
+
+void wait_for_completion(struct completion *c)
+{
+	while (!c->done)
+		sim_wait(&c->wait, false, 0);
+	c->done--;
+}
+
+void wakeme_after_rcu(struct rcu_head *head)
+{
+	struct rcu_synchronize *rs = container_of(head, struct rcu_synchronize,
+						  head);
+
+	complete(&rs->completion);
+}
+
+/* ---- tasklets, irq_work, IPIs ---- */
+
+void tasklet_schedule(struct tasklet_struct *t)
+{
+	struct sim_percpu_q *q = &sim_q[sim_cur_cpu];
+
+	if (t->pending)
+		return;
+	t->pending = true;
+	t->next = NULL;
+	if (q->tl_tail)
+		q->tl_tail->next = t;
+	else
+		q->tl_head = t;
+	q->tl_tail = t;
+	sim_mark_work(sim_cur_cpu);
+}
+
+bool irq_work_queue(struct irq_work *w)
+{
+	struct sim_percpu_q *q = &sim_q[sim_cur_cpu];
+
+	if (w->pending)
+		return false;
+	w->pending = true;
+	w->next = NULL;
+	if (q->iw_tail)
+		q->iw_tail->next = w;
+	else
+		q->iw_head = w;
+	q->iw_tail = w;
+	sim_mark_work(sim_cur_cpu);
+	return true;
+}
+
+int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
+			     int wait)
+{
+	struct sim_percpu_q *q = &sim_q[cpu];
+	struct sim_ipi *ipi;
+
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -ENXIO;
+	if (cpu == sim_cur_cpu) {
+		/* Local: called at once with irqs off, not in an irq. */
+		func(info);
+		return 0;
+	}
+	ipi = malloc(sizeof(*ipi));
+	if (!ipi)
+		exit(2);
+	ipi->func = func;
+	ipi->info = info;
+	ipi->next = NULL;
+	if (q->ipi_tail)
+		q->ipi_tail->next = ipi;
+	else
+		q->ipi_head = ipi;
+	q->ipi_tail = ipi;
+	sim_stats.ipis++;
+	sim_mark_work(cpu);
+	if (wait)
+		sim_ipi_deliver(cpu);
+	return 0;
+}
+
+/* Pop and run @cpu's tasklets (softirq context).  Returns how many. */
+int sim_run_tasklets(int cpu)
+{
+	struct sim_percpu_q *q = &sim_q[cpu];
+	int n = 0;
+
+	while (q->tl_head) {
+		struct tasklet_struct *t = q->tl_head;
+
+		q->tl_head = t->next;
+		if (!q->tl_head)
+			q->tl_tail = NULL;
+		t->pending = false;
+		__preempt_count[cpu] += SOFTIRQ_OFFSET;
+		t->callback(t);
+		__preempt_count[cpu] -= SOFTIRQ_OFFSET;
+		n++;
+	}
+	return n;
+}
+
+/* Pop and run @cpu's irq_work (hardirq context: a self-IPI). */
+int sim_run_irq_work(int cpu)
+{
+	struct sim_percpu_q *q = &sim_q[cpu];
+	int n = 0;
+
+	while (q->iw_head) {
+		struct irq_work *w = q->iw_head;
+
+		q->iw_head = w->next;
+		if (!q->iw_head)
+			q->iw_tail = NULL;
+		w->pending = false;
+		__preempt_count[cpu] += HARDIRQ_OFFSET;
+		w->func(w);
+		__preempt_count[cpu] -= HARDIRQ_OFFSET;
+		n++;
+	}
+	return n;
+}
+
+/* Pop and run @cpu's IPI functions (caller is in the irq).  How many. */
+int sim_run_ipis(int cpu)
+{
+	struct sim_percpu_q *q = &sim_q[cpu];
+	int n = 0;
+
+	while (q->ipi_head) {
+		struct sim_ipi *ipi = q->ipi_head;
+
+		q->ipi_head = ipi->next;
+		if (!q->ipi_head)
+			q->ipi_tail = NULL;
+		ipi->func(ipi->info);
+		free(ipi);
+		n++;
+	}
+	return n;
+}
+
+/* A dead CPU's tasklets move to the CPU running the dead step. */
+void sim_takeover_tasklets(int dead, int to)
+{
+	struct sim_percpu_q *d = &sim_q[dead], *q = &sim_q[to];
+
+	if (!d->tl_head)
+		return;
+	if (q->tl_tail)
+		q->tl_tail->next = d->tl_head;
+	else
+		q->tl_head = d->tl_head;
+	q->tl_tail = d->tl_tail;
+	d->tl_head = d->tl_tail = NULL;
+	sim_mark_work(to);
+}
+
+/* ---- hotplug states ---- */
+
+int (*sim_cpuhp_startup)(unsigned int cpu);
+int (*sim_cpuhp_teardown)(unsigned int cpu);
+
+int cpuhp_setup_state(int state, const char *name,
+		      int (*startup)(unsigned int cpu),
+		      int (*teardown)(unsigned int cpu))
+{
+	int cpu;
+
+	sim_cpuhp_startup = startup;
+	sim_cpuhp_teardown = teardown;
+	/* As the kernel: the startup callback for every CPU already up. */
+	for_each_online_cpu(cpu)
+		startup(cpu);
+	return 100;
+}
