@@ -2,7 +2,7 @@
 /*
  * trcutorture: one ops table per flavour under test.  Adding a flavour
  * (e.g. an expedited one) means adding one table and one line in
- * tt_flavors[].
+ * tt_flavors[]; the kernel's flavours are in flavors_rcu.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -230,27 +230,44 @@ static const struct trcu_torture_ops tt_busted_gp_ops = {
 
 static const struct trcu_torture_ops *const tt_flavors[] = {
 	&tt_trcu_ops, &tt_trcu_bh_ops, &tt_trcu_exp_ops, &tt_trcu_bh_exp_ops,
-	&tt_rcu_ops, &tt_rcu_bh_ops, &tt_srcu_ops,
 	&tt_busted_ops, &tt_busted_bar_ops, &tt_busted_gp_ops,
 };
 
+/*
+ * The kernel's flavours the torture takes as references, found by name
+ * in flavors_rcu.c (which also has rcu_exp and floor, for trcuscale only).
+ */
+static const char *const tt_ref_flavors[] = { "rcu", "rcu_bh", "srcu" };
+
+/* The @i-th flavour of the torture's list, or NULL past its end. */
+static const struct trcu_torture_ops *tt_flavor_at(size_t i)
+{
+	if (i < ARRAY_SIZE(tt_flavors))
+		return tt_flavors[i];
+	i -= ARRAY_SIZE(tt_flavors);
+	if (i < ARRAY_SIZE(tt_ref_flavors))
+		return tt_rcu_flavor_find(tt_ref_flavors[i]);
+	return NULL;
+}
+
 const struct trcu_torture_ops *trcu_torture_ops_find(const char *name)
 {
-	int i;
+	const struct trcu_torture_ops *ops;
+	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(tt_flavors); i++)
-		if (name && !strcmp(name, tt_flavors[i]->name))
-			return tt_flavors[i];
+	for (i = 0; name && (ops = tt_flavor_at(i)); i++)
+		if (!strcmp(name, ops->name))
+			return ops;
 	return NULL;
 }
 
 void trcu_torture_ops_list(char *buf, size_t len)
 {
-	size_t off = 0;
-	int i;
+	const struct trcu_torture_ops *ops;
+	size_t off = 0, i;
 
 	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(tt_flavors); i++)
+	for (i = 0; (ops = tt_flavor_at(i)); i++)
 		off += scnprintf(buf + off, len - off, "%s%s", i ? " " : "",
-				 tt_flavors[i]->name);
+				 ops->name);
 }

@@ -64,7 +64,7 @@ static void tt_rcu_readsection(unsigned long n)
 	}
 }
 
-const struct trcu_torture_ops tt_rcu_ops = {
+static const struct trcu_torture_ops tt_rcu_ops = {
 	.name		= "rcu",
 	.init		= tt_rcu_init,
 	.readlock	= tt_rcu_readlock,
@@ -119,7 +119,7 @@ static void tt_rcu_bh_readsection(unsigned long n)
 	}
 }
 
-const struct trcu_torture_ops tt_rcu_bh_ops = {
+static const struct trcu_torture_ops tt_rcu_bh_ops = {
 	.name		= "rcu_bh",
 	.init		= tt_rcu_init,
 	.readlock	= tt_rcu_bh_readlock,
@@ -192,7 +192,7 @@ static void tt_srcu_barrier(void)
 	srcu_barrier(&tt_srcu);
 }
 
-const struct trcu_torture_ops tt_srcu_ops = {
+static const struct trcu_torture_ops tt_srcu_ops = {
 	.name		= "srcu",
 	.init		= tt_srcu_init,
 	.cleanup	= tt_srcu_cleanup,

@@ -34,7 +34,7 @@
 
 /* ---- parameters ------------------------------------------------------- */
 
-char *torture_type = "trcu";
+static char *torture_type = "trcu";
 module_param(torture_type, charp, 0444);
 MODULE_PARM_DESC(torture_type, "Flavour: trcu, trcu_bh, rcu, rcu_bh, srcu (busted* = self-tests)");
 static int nreaders = -1;
@@ -92,13 +92,12 @@ static int max_gp_ms = -1;
 module_param(max_gp_ms, int, 0444);
 MODULE_PARM_DESC(max_gp_ms, "Longest average ms per GP over the test (-1 = flavour default, 0 = no check)");
 
-/* ---- shared state ----------------------------------------------------- */
+/* ---- state of the test ------------------------------------------------ */
 
-const struct trcu_torture_ops *tt_ops;
-int tt_nreaders;
-atomic_t tt_errors;
-atomic_t tt_mberror;
-unsigned long tt_gp_start;
+static const struct trcu_torture_ops *tt_ops;
+static int tt_nreaders;			/* readers actually started */
+static atomic_t tt_errors;		/* checks that failed (each also printed) */
+static unsigned long tt_gp_start;	/* get_gp_count() at start of test */
 
 /* The element pool.  Static, so a late reader never touches freed memory. */
 #define TT_NELEMS	(10 * TT_PIPE_LEN)
@@ -106,7 +105,7 @@ unsigned long tt_gp_start;
 static struct tt_elem tt_pool[TT_NELEMS];
 static LIST_HEAD(tt_freelist);
 static DEFINE_SPINLOCK(tt_freelist_lock);	/* also taken from callbacks */
-struct tt_elem __rcu *tt_current;
+static struct tt_elem __rcu *tt_current;
 static unsigned long tt_version;
 static LIST_HEAD(tt_removed);			/* writer only: sync-based pipeline */
 static atomic_t tt_nalloc, tt_nalloc_fail, tt_nfree;
@@ -133,6 +132,40 @@ static DEFINE_MUTEX(tt_end_mutex);
 
 /* ---- helpers ---------------------------------------------------------- */
 
+void tt_out(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	printk(KERN_ALERT "%s-torture: %pV", torture_type, &vaf);
+	va_end(args);
+}
+
+void tt_fail(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_inc(&tt_errors);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	printk(KERN_ALERT "%s-torture: !!! %pV", torture_type, &vaf);
+	va_end(args);
+}
+
+/*
+ * The element readers find, for a caller inside a read-side critical
+ * section of tt_ops (which rcu_dereference() cannot check for trcu).
+ */
+struct tt_elem *tt_elem_current(void)
+{
+	return rcu_dereference_raw(tt_current);
+}
+
 bool tt_should_stop(void)
 {
 	return kthread_should_stop() || READ_ONCE(tt_ending);
@@ -145,14 +178,7 @@ void tt_sleep(unsigned long j)
 		schedule_timeout_interruptible(j);
 }
 
-/* stutter: while the load is paused, wait here. */
-void tt_stutter_wait(void)
-{
-	while (READ_ONCE(tt_stutter_paused) && !tt_should_stop())
-		schedule_timeout_interruptible(HZ / 20 ? HZ / 20 : 1);
-}
-
-unsigned long tt_gps(void)
+static unsigned long tt_gps(void)
 {
 	return tt_ops->get_gp_count() - tt_gp_start;
 }
@@ -453,6 +479,7 @@ static void tt_stats_print(void)
 {
 	bool bad;
 	long rtbe;
+	int mberror = tt_readers_mberror();
 	char *buf;
 	long wc[TT_PIPE_LEN + 1];
 	int i;
@@ -466,21 +493,21 @@ static void tt_stats_print(void)
 	tt_out("rtc: 0000000000000000 ver: %lu tfle: %d rta: %d rtaf: %d rtf: %d rtmbe: %d rtbe: %ld rtbke: 0 rtbre: 0 rtbf: 0 rtb: 0 nt: %ld %s gps: %lu\n",
 	       READ_ONCE(tt_version), list_empty(&tt_freelist),
 	       atomic_read(&tt_nalloc), atomic_read(&tt_nalloc_fail),
-	       atomic_read(&tt_nfree), atomic_read(&tt_mberror),
+	       atomic_read(&tt_nfree), mberror,
 	       rtbe, tt_readers_ntimers(), buf, tt_gps());
-	if (bad || atomic_read(&tt_mberror) || rtbe)
+	if (bad || mberror || rtbe)
 		atomic_inc(&tt_errors);
 	if (atomic_read(&tt_early_cbs))
 		tt_fail("%d callbacks invoked before their grace period ended\n",
 			atomic_read(&tt_early_cbs));
-	tt_readers_stats(buf, 512, bad || atomic_read(&tt_mberror));
+	tt_readers_stats(buf, 512, bad || mberror);
 	for (i = 0; i <= TT_PIPE_LEN; i++)
 		wc[i] = atomic_read(&tt_wcount[i]);
 	tt_hist_line(buf, 512, "Free-Block Circulation", wc, false);
 	if (tt_ops->get_state)
 		tt_out("polled: cond_sync %lu poll %lu\n",
 		       READ_ONCE(tt_n_cond_sync), READ_ONCE(tt_n_poll));
-	tt_stress_stats(buf, 512);
+	tt_stress_stats();
 	kfree(buf);
 }
 
@@ -722,7 +749,7 @@ static int __init trcutorture_init(void)
 {
 	char name[32];
 	char buf[480];
-	const struct tt_config cfg = {
+	struct tt_config cfg = {
 		.irqreader = irqreader, .nmireader = nmireader,
 		.n_barrier_cbs = n_barrier_cbs, .fwd_progress = fwd_progress,
 		.onoff_interval = onoff_interval, .onoff_holdoff = onoff_holdoff,
@@ -738,6 +765,8 @@ static int __init trcutorture_init(void)
 	if (err)
 		return err;
 	tt_nreaders = nreaders == -1 ? max(1, (int)num_online_cpus() - 1) : nreaders;
+	cfg.ops = tt_ops;
+	cfg.nreaders = tt_nreaders;
 	if (tt_ops->init) {
 		err = tt_ops->init();
 		if (err)

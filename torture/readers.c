@@ -23,7 +23,7 @@
 
 #include "torture.h"
 
-/* Parameters from main.c, copied by tt_readers_start(). */
+/* Flavour and parameters from main.c, copied by tt_readers_start(). */
 static struct tt_config tt_cfg;
 
 static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_pipe_count);
@@ -31,6 +31,7 @@ static DEFINE_PER_CPU(long[TT_PIPE_LEN + 1], tt_batch_count);
 static atomic_long_t tt_ntimers;		/* timer-context reads */
 static atomic_long_t tt_ntimers_idle;		/* ... that interrupted the idle task */
 static atomic_t tt_gp_under_reader;		/* polled GP ended inside a reader */
+static atomic_t tt_mberror;			/* rtmbe: freed/recycled element seen */
 static atomic_long_t tt_nlong;			/* long_reads sections run */
 static atomic64_t tt_nlong_ns;			/* ... and their total length */
 
@@ -125,12 +126,12 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 		tt_read_spin_us(100 + r % 1900);
 		return;
 	}
-	if (ctx == TT_CTX_THREAD && !(r % (tt_nreaders * 20000))) {
-		if (tt_ops->sleepable_readers)
+	if (ctx == TT_CTX_THREAD && !(r % (tt_cfg.nreaders * 20000))) {
+		if (tt_cfg.ops->sleepable_readers)
 			schedule_timeout_uninterruptible(msecs_to_jiffies(100));
 		else
 			mdelay(100);
-	} else if (!(r % (tt_nreaders * 400))) {
+	} else if (!(r % (tt_cfg.nreaders * 400))) {
 		udelay(200);
 	} else if (!(r & 0x7)) {
 		udelay((r >> 8) & 0xf);
@@ -149,7 +150,7 @@ void tt_read_one(struct rnd_state *rnd, int ctx)
 	struct tt_elem *p;
 	int idx, pipe;
 
-	idx = tt_ops->readlock();
+	idx = tt_cfg.ops->readlock();
 	/*
 	 * Exact check where the flavour has polled GPs: the GP this cookie
 	 * names starts after our read lock, so it cannot end before our
@@ -157,12 +158,12 @@ void tt_read_one(struct rnd_state *rnd, int ctx)
 	 * inside the section; this one needs only a GP, so it catches
 	 * engines that end GPs under short readers (an NMI on an idle CPU).
 	 */
-	if (tt_ops->get_state)
-		cookie = tt_ops->get_state();
-	started = tt_ops->get_gp_count();
-	p = rcu_dereference_raw(tt_current);
+	if (tt_cfg.ops->get_state)
+		cookie = tt_cfg.ops->get_state();
+	started = tt_cfg.ops->get_gp_count();
+	p = tt_elem_current();
 	if (!p) {
-		tt_ops->readunlock(idx);
+		tt_cfg.ops->readunlock(idx);
 		return;
 	}
 	ver = READ_ONCE(p->ver);
@@ -172,15 +173,15 @@ void tt_read_one(struct rnd_state *rnd, int ctx)
 	/* Recycled or freed while we held it: a grace period ended early. */
 	if (!READ_ONCE(p->mbtest) || READ_ONCE(p->ver) != ver)
 		atomic_inc(&tt_mberror);
-	if (tt_ops->get_state && tt_ops->poll_state(cookie))
+	if (tt_cfg.ops->get_state && tt_cfg.ops->poll_state(cookie))
 		atomic_inc(&tt_gp_under_reader);
 	pipe = min(READ_ONCE(p->pipe), TT_PIPE_LEN);
-	completed = tt_ops->get_gp_count() - started;
+	completed = tt_cfg.ops->get_gp_count() - started;
 	if (completed > TT_PIPE_LEN)
 		completed = TT_PIPE_LEN;
 	this_cpu_inc(tt_pipe_count[pipe]);
 	this_cpu_inc(tt_batch_count[completed]);
-	tt_ops->readunlock(idx);
+	tt_cfg.ops->readunlock(idx);
 }
 
 static void tt_reader_timer(struct timer_list *t)
@@ -262,10 +263,10 @@ int tt_readers_start(const struct tt_config *cfg)
 
 	tt_cfg = *cfg;
 
-	tt_readers = kcalloc(tt_nreaders, sizeof(*tt_readers), GFP_KERNEL);
+	tt_readers = kcalloc(tt_cfg.nreaders, sizeof(*tt_readers), GFP_KERNEL);
 	if (!tt_readers)
 		return -ENOMEM;
-	for (i = 0; !err && i < tt_nreaders; i++) {
+	for (i = 0; !err && i < tt_cfg.nreaders; i++) {
 		struct tt_reader *r = &tt_readers[i];
 
 		tt_rnd_init(&r->rnd);
@@ -288,6 +289,12 @@ void tt_readers_free(void)
 long tt_readers_ntimers(void)
 {
 	return atomic_long_read(&tt_ntimers);
+}
+
+/* Freed or recycled elements seen by readers (the rtc line's rtmbe:). */
+int tt_readers_mberror(void)
+{
+	return atomic_read(&tt_mberror);
 }
 
 /* Sum one per-CPU histogram. */

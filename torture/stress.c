@@ -22,28 +22,47 @@
 
 #include "torture.h"
 
-/* Parameters from main.c, copied by tt_stress_start(). */
+/*
+ * Flavour and parameters from main.c, copied by tt_stress_start().  Each
+ * stressor below keeps its own state and counters, static in its section,
+ * and prints them in its own *_line() or *_stats() function, which
+ * tt_stress_line() and tt_stress_stats() call in turn.
+ */
 static struct tt_config tt_cfg;
 
-bool tt_stutter_paused;
-bool tt_stalling;
-/* Counters of the barrier test and of hotplug, printed by tt_stress_line(). */
-static long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
-static long tt_online_attempts, tt_online_successes;
-static long tt_offline_attempts, tt_offline_successes;
-
 /* ---- stutter: load for stutter s, pause for stutter s ------------------ */
+
+static bool tt_stutter_paused;		/* load currently paused */
+static long tt_stutter_pauses;		/* pauses begun */
 
 static int tt_stutter(void *arg)
 {
 	while (!tt_should_stop()) {
 		tt_sleep(tt_cfg.stutter * HZ);
+		if (tt_should_stop())
+			break;
+		WRITE_ONCE(tt_stutter_pauses, tt_stutter_pauses + 1);
 		WRITE_ONCE(tt_stutter_paused, true);
 		tt_sleep(tt_cfg.stutter * HZ);
 		WRITE_ONCE(tt_stutter_paused, false);
 	}
 	WRITE_ONCE(tt_stutter_paused, false);
 	return 0;
+}
+
+/* Every load kthread calls this: while the load is paused, wait here. */
+void tt_stutter_wait(void)
+{
+	while (READ_ONCE(tt_stutter_paused) && !tt_should_stop())
+		schedule_timeout_interruptible(HZ / 20 ? HZ / 20 : 1);
+}
+
+static void tt_stutter_stats(void)
+{
+	if (tt_cfg.stutter)
+		tt_out("stutter: %ld pauses of %d s, load %s\n",
+		       READ_ONCE(tt_stutter_pauses), tt_cfg.stutter,
+		       READ_ONCE(tt_stutter_paused) ? "paused" : "running");
 }
 
 /* ---- barrier test ------------------------------------------------------ */
@@ -61,6 +80,7 @@ struct tt_bar_worker {
 	unsigned long round;		/* last round posted for */
 };
 
+static long tt_barrier_attempts, tt_barrier_successes, tt_barrier_errors;
 static struct tt_bar_worker *tt_bar_workers;
 static unsigned long tt_bar_round;
 static atomic_t tt_bar_posting;		/* workers yet to post this round */
@@ -123,7 +143,7 @@ static int tt_bar_coordinator(void *arg)
 		if (tt_should_stop())
 			break;
 		WRITE_ONCE(tt_barrier_attempts, tt_barrier_attempts + 1);
-		tt_ops->cb_barrier();
+		tt_cfg.ops->cb_barrier();
 		n = atomic_read(&tt_bar_invoked);
 		if (n != tt_cfg.n_barrier_cbs) {
 			WRITE_ONCE(tt_barrier_errors, tt_barrier_errors + 1);
@@ -137,7 +157,28 @@ static int tt_bar_coordinator(void *arg)
 	return 0;
 }
 
+/* The barrier test's field of the main statistics line: "barrier: S/A:E". */
+static size_t tt_bar_line(char *buf, size_t len)
+{
+	return scnprintf(buf, len, "barrier: %ld/%ld:%ld",
+			 READ_ONCE(tt_barrier_successes),
+			 READ_ONCE(tt_barrier_attempts),
+			 READ_ONCE(tt_barrier_errors));
+}
+
+/* Barrier errors so far: the main statistics line's rtbe, and a failure. */
+long tt_stress_barrier_errors(void)
+{
+	return READ_ONCE(tt_barrier_errors);
+}
+
 /* ---- forward progress: a callback flood -------------------------------- */
+
+/*
+ * Set by the stall injection (tt_stall(), below) while it holds grace
+ * periods up: a flood meanwhile is not judged by its grace periods.
+ */
+static bool tt_stalling;
 
 #define TT_FWD_SECS		3	/* length of one flood */
 #define TT_FWD_FIRST_SECS	5	/* before the first flood */
@@ -236,7 +277,7 @@ static bool tt_fwd_wait_drain(long posted, unsigned long *held)
 
 static void tt_fwd_flood(void)
 {
-	unsigned long gp0 = tt_ops->get_gp_count(), gps, secs, held = 0;
+	unsigned long gp0 = tt_cfg.ops->get_gp_count(), gps, secs, held = 0;
 	unsigned long start = jiffies, end = start + TT_FWD_SECS * HZ;
 	struct llist_node *mine = NULL;
 	long posted = 0, peak = 0, out, lat;
@@ -247,7 +288,7 @@ static void tt_fwd_flood(void)
 	atomic_long_set(&tt_fwd_max_lat, 0);
 	while (!tt_should_stop()) {
 		if (time_after_eq(jiffies, end) &&
-		    (tt_ops->get_gp_count() - gp0 >= TT_FWD_MIN_GPS ||
+		    (tt_cfg.ops->get_gp_count() - gp0 >= TT_FWD_MIN_GPS ||
 		     time_after_eq(jiffies, end + TT_FWD_EXTRA_SECS * HZ)))
 			break;
 		out = posted - atomic_long_read(&tt_fwd_invoked);
@@ -280,9 +321,9 @@ static void tt_fwd_flood(void)
 			cond_resched();
 		stalled |= READ_ONCE(tt_stalling);
 	}
-	gps = tt_ops->get_gp_count() - gp0;
+	gps = tt_cfg.ops->get_gp_count() - gp0;
 	secs = (jiffies - start + HZ / 2) / HZ;
-	tt_ops->cb_barrier();
+	tt_cfg.ops->cb_barrier();
 	lat = atomic_long_read(&tt_fwd_max_lat);
 	tt_out("fwd_progress: flood of %lu s: posted %ld invoked %ld peak outstanding %ld (cap %d, %u ms at it) gps +%lu, longest wait %u ms\n",
 	       secs, posted, atomic_long_read(&tt_fwd_invoked), peak,
@@ -338,6 +379,8 @@ struct tt_burst_cb {
 	struct tt_burst_cb *next;	/* chain handed to the IPI */
 };
 
+static long tt_online_attempts, tt_online_successes;
+static long tt_offline_attempts, tt_offline_successes;
 static long tt_burst_posted;		/* onoff_cbs callbacks posted */
 static int tt_burst_cpu = -1;		/* CPU going offline, or -1 */
 static DECLARE_WAIT_QUEUE_HEAD(tt_burst_wq);
@@ -492,6 +535,27 @@ static int tt_onoff(void *arg)
 	return 0;
 }
 
+/* Hotplug's field of the main statistics line: "onoff: a/b:c/d". */
+static size_t tt_onoff_line(char *buf, size_t len)
+{
+	return scnprintf(buf, len, "onoff: %ld/%ld:%ld/%ld",
+			 READ_ONCE(tt_online_successes),
+			 READ_ONCE(tt_online_attempts),
+			 READ_ONCE(tt_offline_successes),
+			 READ_ONCE(tt_offline_attempts));
+}
+
+static void tt_onoff_stats(void)
+{
+	if (tt_cfg.onoff_interval)
+		tt_out("hotplug: online %ld/%ld offline %ld/%ld, %ld callbacks posted on CPUs going offline (onoff_leaf=%d)\n",
+		       READ_ONCE(tt_online_successes),
+		       READ_ONCE(tt_online_attempts),
+		       READ_ONCE(tt_offline_successes),
+		       READ_ONCE(tt_offline_attempts),
+		       READ_ONCE(tt_burst_posted), tt_cfg.onoff_leaf);
+}
+
 /* ---- stall injection --------------------------------------------------- */
 
 /*
@@ -515,7 +579,7 @@ static int tt_stall(void *arg)
 	set_cpus_allowed_ptr(current, cpumask_of(cpu));
 	tt_out("stall_cpu: stalling CPU %d for %d s\n", cpu, tt_cfg.stall_cpu);
 	WRITE_ONCE(tt_stalling, true);
-	idx = tt_ops->readlock();
+	idx = tt_cfg.ops->readlock();
 	preempt_disable();
 	stop_at = jiffies + tt_cfg.stall_cpu * HZ;
 	while (time_before(jiffies, stop_at)) {
@@ -523,7 +587,7 @@ static int tt_stall(void *arg)
 		cpu_relax();
 	}
 	preempt_enable();
-	tt_ops->readunlock(idx);
+	tt_cfg.ops->readunlock(idx);
 	WRITE_ONCE(tt_stalling, false);
 	cpus_read_unlock();
 	tt_out("stall_cpu: CPU %d released\n", cpu);
@@ -627,6 +691,15 @@ static int tt_nmi_sender(void *arg)
 	return 0;
 }
 
+static void tt_nmi_stats(void)
+{
+	if (tt_cfg.nmireader)
+		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
+		       atomic_long_read(&tt_nmi_sent),
+		       atomic_long_read(&tt_nmi_handled),
+		       atomic_long_read(&tt_nmi_idle));
+}
+
 /* ---- start / stop / stats --------------------------------------------- */
 
 int tt_stress_start(const struct tt_config *cfg)
@@ -683,17 +756,11 @@ void tt_stress_stop(void)
 		tt_nmi_registered = false;
 	}
 	if (tt_bar_workers) {
-		tt_ops->cb_barrier();
+		tt_cfg.ops->cb_barrier();
 		kfree(tt_bar_workers);
 		tt_bar_workers = NULL;
 	}
 	WRITE_ONCE(tt_stutter_paused, false);
-}
-
-/* Barrier errors so far: the main statistics line's rtbe, and a failure. */
-long tt_stress_barrier_errors(void)
-{
-	return READ_ONCE(tt_barrier_errors);
 }
 
 /*
@@ -702,28 +769,16 @@ long tt_stress_barrier_errors(void)
  */
 void tt_stress_line(char *buf, size_t len)
 {
-	scnprintf(buf, len, "barrier: %ld/%ld:%ld onoff: %ld/%ld:%ld/%ld",
-		  READ_ONCE(tt_barrier_successes),
-		  READ_ONCE(tt_barrier_attempts),
-		  READ_ONCE(tt_barrier_errors),
-		  READ_ONCE(tt_online_successes),
-		  READ_ONCE(tt_online_attempts),
-		  READ_ONCE(tt_offline_successes),
-		  READ_ONCE(tt_offline_attempts));
+	size_t off = tt_bar_line(buf, len);
+
+	off += scnprintf(buf + off, len - off, " ");
+	tt_onoff_line(buf + off, len - off);
 }
 
-void tt_stress_stats(char *buf, size_t len)
+/* The stressors' lines of a statistics block. */
+void tt_stress_stats(void)
 {
-	if (tt_cfg.onoff_interval)
-		tt_out("hotplug: online %ld/%ld offline %ld/%ld, %ld callbacks posted on CPUs going offline (onoff_leaf=%d)\n",
-		       READ_ONCE(tt_online_successes),
-		       READ_ONCE(tt_online_attempts),
-		       READ_ONCE(tt_offline_successes),
-		       READ_ONCE(tt_offline_attempts),
-		       READ_ONCE(tt_burst_posted), tt_cfg.onoff_leaf);
-	if (tt_cfg.nmireader)
-		tt_out("nmi: sent %ld handled %ld in-idle %ld\n",
-		       atomic_long_read(&tt_nmi_sent),
-		       atomic_long_read(&tt_nmi_handled),
-		       atomic_long_read(&tt_nmi_idle));
+	tt_stutter_stats();
+	tt_onoff_stats();
+	tt_nmi_stats();
 }

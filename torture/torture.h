@@ -86,24 +86,25 @@ void trcu_torture_ops_list(char *buf, size_t len);
 
 /*
  * flavors_rcu.c: the flavours that need only the kernel's RCU and SRCU
- * (trcuscale_base.ko links this file alone).  The torture's list refers
- * to three of them, and the busted flavours reuse the rcu reader.
+ * (trcuscale_base.ko links this file alone).  The torture looks three of
+ * them up by name, and the busted flavours reuse the rcu reader.
  */
-extern const struct trcu_torture_ops tt_rcu_ops, tt_rcu_bh_ops, tt_srcu_ops;
 const struct trcu_torture_ops *tt_rcu_flavor_find(const char *name);
 int tt_rcu_readlock(void);
 void tt_rcu_readunlock(int idx);
 int tt_rcu_init(void);
 unsigned long tt_rcu_gp_count(void);
 
-/* The torture_type parameter (main.c), for tt_out() and tt_fail(). */
-extern char *torture_type;
-
 /*
- * The parameters readers.c and stress.c need, validated by main.c and
- * handed to tt_readers_start() and tt_stress_start(), which keep a copy.
+ * What readers.c and stress.c need from main.c: the flavour and the
+ * parameters, validated by main.c and handed to tt_readers_start() and
+ * tt_stress_start(), which keep a copy.  Nothing else is shared by
+ * variable: each counter lives in the file that counts it, and the
+ * others read it through that file's functions.
  */
 struct tt_config {
+	const struct trcu_torture_ops *ops;
+	int nreaders;			/* reader kthreads to start */
 	int irqreader, nmireader, n_barrier_cbs, fwd_progress;
 	int onoff_interval, onoff_holdoff, onoff_leaf, onoff_cbs;
 	int test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff;
@@ -119,35 +120,22 @@ struct tt_elem {
 	unsigned long ver;		/* version it was published as */
 	unsigned long cb_gp;		/* tt_cb_snap() when last posted */
 };
-extern struct tt_elem __rcu *tt_current;
 
-/* State and statistics shared between the files. */
-extern const struct trcu_torture_ops *tt_ops;
-extern int tt_nreaders;			/* readers actually started */
-extern atomic_t tt_errors;		/* checks that failed (each also printed) */
-extern atomic_t tt_mberror;		/* rtmbe: freed/recycled element seen */
-extern unsigned long tt_gp_start;	/* get_gp_count() at start of test */
-extern bool tt_stutter_paused;		/* stutter: load currently paused */
-extern bool tt_stalling;		/* stall_cpu injection in progress */
-
-/* Print a torture line without pr_fmt: the verdict parser wants "<type>-torture:". */
-#define tt_out(fmt, ...) \
-	printk(KERN_ALERT "%s-torture: " fmt, torture_type, ##__VA_ARGS__)
-/* An error: always contains "!!!" and counts towards FAILURE. */
-#define tt_fail(fmt, ...) do {						\
-	atomic_inc(&tt_errors);						\
-	printk(KERN_ALERT "%s-torture: !!! " fmt, torture_type, ##__VA_ARGS__); \
-} while (0)
-
-/* main.c helpers used by the stressors */
+/*
+ * main.c: output and helpers used by the readers and stressors.
+ * tt_out() prints a torture line without pr_fmt: the verdict parser wants
+ * "<type>-torture:".  tt_fail() is an error: its line always contains
+ * "!!!", and it counts towards FAILURE.
+ */
+__printf(1, 2) void tt_out(const char *fmt, ...);
+__printf(1, 2) void tt_fail(const char *fmt, ...);
+struct tt_elem *tt_elem_current(void);
 bool tt_should_stop(void);
 void tt_sleep(unsigned long jiffies_to_sleep);
-void tt_stutter_wait(void);
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu);
 void tt_rnd_init(struct rnd_state *rnd);
 void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 		  bool bad);
-unsigned long tt_gps(void);
 unsigned long tt_cb_snap(void);
 void tt_cb_check(unsigned long snap);
 void tt_call(struct rcu_head *head, rcu_callback_t func);
@@ -163,13 +151,15 @@ void tt_read_one(struct rnd_state *rnd, int ctx);
 int tt_readers_start(const struct tt_config *cfg);
 void tt_readers_free(void);
 long tt_readers_ntimers(void);
+int tt_readers_mberror(void);
 bool tt_readers_pipe_bad(void);
 void tt_readers_stats(char *buf, size_t len, bool bad);
 
 /* stress.c */
 int tt_stress_start(const struct tt_config *cfg);
 void tt_stress_stop(void);
-void tt_stress_stats(char *buf, size_t len);
+void tt_stutter_wait(void);
+void tt_stress_stats(void);
 long tt_stress_barrier_errors(void);
 void tt_stress_line(char *buf, size_t len);
 
