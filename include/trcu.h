@@ -58,41 +58,60 @@ static inline void trcu_read_unlock(void)
 	preempt_enable();
 }
 
+/*
+ * The trcu_bh reader contract is rcu_read_lock_bh()'s: a trcu_bh
+ * read-side critical section runs in process or softirq context, never in
+ * hardirq or NMI context, and interrupts are enabled at its
+ * trcu_read_unlock_bh() (local_bh_enable() may run pending softirqs, which
+ * enable interrupts; the kernel's lockdep complains there).  It may begin
+ * with interrupts disabled.  Code that runs in hardirq or NMI context or
+ * with interrupts disabled needs no trcu_bh read lock: bottom halves
+ * cannot run there, and trcu never takes such a context for a trcu_bh
+ * quiescent state (trcu_read_lock_bh_held() accepts it).
+ *
+ * The contract is what makes the pair as cheap as the built-in's: no
+ * test of the context on the fast path.  With CONFIG_PROVE_RCU a use
+ * outside it prints lockdep's "suspicious RCU usage" report and takes a
+ * path that keeps the preempt count balanced and runs no softirq with
+ * interrupts disabled, so that the debug kernel survives to report it.
+ */
+void trcu_read_bh_misuse(const char *what);
+
 /**
  * trcu_read_lock_bh() - begin a trcu_bh read-side critical section
  *
- * Disables bottom halves.  In hardirq context (NMI included: nmi_enter()
- * adds HARDIRQ_OFFSET too) bottom halves cannot run on this CPU anyway and
- * local_bh_disable() would complain there, so only preemption is
- * disabled; the bh quiescent-state detector never sees such a context as
- * quiescent.  Whether we are in hardirq context cannot change before the
- * matching unlock; the interrupt state can, so it does not choose here.
+ * Disables bottom halves.  Not in hardirq or NMI context (see above).
  */
 static inline void trcu_read_lock_bh(void)
 {
-	if (unlikely(in_hardirq()))
+	if (IS_ENABLED(CONFIG_PROVE_RCU) && unlikely(in_hardirq())) {
+		trcu_read_bh_misuse("trcu_read_lock_bh() in hardirq or NMI context");
 		preempt_disable();
-	else
+	} else {
 		local_bh_disable();
+	}
 	rcu_lock_acquire(&trcu_bh_lock_map);
 }
 
 /**
  * trcu_read_unlock_bh() - end a trcu_bh read-side critical section
  *
- * With interrupts disabled, local_bh_enable() must not run pending
- * softirqs (they would enable interrupts), so the bottom-half count is
- * dropped without running them: they run at the next interrupt's exit.
+ * Enables bottom halves and runs those pending.  With interrupts enabled,
+ * not in hardirq or NMI context (see above).
  */
 static inline void trcu_read_unlock_bh(void)
 {
 	rcu_lock_release(&trcu_bh_lock_map);
-	if (unlikely(in_hardirq()))
-		preempt_enable();
-	else if (unlikely(irqs_disabled()))
-		_local_bh_enable();
-	else
-		local_bh_enable();
+	if (IS_ENABLED(CONFIG_PROVE_RCU) &&
+	    unlikely(in_hardirq() || irqs_disabled())) {
+		trcu_read_bh_misuse("trcu_read_unlock_bh() in hardirq or NMI context or with irqs disabled");
+		if (in_hardirq())
+			preempt_enable();
+		else
+			_local_bh_enable();
+		return;
+	}
+	local_bh_enable();
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC

@@ -158,7 +158,10 @@ DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcuhier);
  *                                          while still waiting for a GP)
  *   level=L nodes=N children=K lock=A     (K: children of all N nodes:
  *                                          nodes of level L+1, or CPUs)
- *   cpu=N ipi=I ipi_idle=J wake_idle=W    (online CPUs)
+ *   cpu=N ipi=I ipi_idle=J wake_idle=W wake_idle_req=R
+ *                                         (online CPUs; R of the W
+ *                                          ended the GP kthread's wait
+ *                                          for a GP request)
  *
  * and last, the hits the kprobes core skipped, per probe (hooks.c):
  *
@@ -189,10 +192,11 @@ static void trcu_debugfs_stats_one(struct seq_file *m, struct trcu_state *rsp)
 	for_each_online_cpu(cpu) {
 		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
 
-		seq_printf(m, "cpu=%d ipi=%lu ipi_idle=%lu wake_idle=%lu\n",
+		seq_printf(m, "cpu=%d ipi=%lu ipi_idle=%lu wake_idle=%lu wake_idle_req=%lu\n",
 			   cpu, READ_ONCE(rdp->n_ipi),
 			   READ_ONCE(rdp->n_ipi_idle),
-			   READ_ONCE(rdp->n_wake_idle));
+			   READ_ONCE(rdp->n_wake_idle),
+			   READ_ONCE(rdp->n_wake_idle_req));
 	}
 }
 

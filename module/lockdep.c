@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/preempt.h>
 #include <linux/hardirq.h>
+#include <linux/ratelimit.h>
 
 #include <trcu.h>
 
@@ -64,4 +65,24 @@ int trcu_read_lock_bh_held(void)
 	       in_hardirq() || in_nmi() || irqs_disabled();
 }
 EXPORT_SYMBOL_GPL(trcu_read_lock_bh_held);
+#endif
+
+#ifdef CONFIG_PROVE_RCU
+/*
+ * trcu_read_bh_misuse() - a trcu_bh reader outside its contract
+ *
+ * Called by the debug-only path of trcu_read_lock_bh() and
+ * trcu_read_unlock_bh() (include/trcu.h) in hardirq or NMI context or
+ * with interrupts disabled at the unlock.  Lockdep's "suspicious RCU
+ * usage" report, whose stack trace names the caller; rate-limited rather
+ * than once, so that each of several wrong uses in one boot is seen.
+ */
+void trcu_read_bh_misuse(const char *what)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 10 * HZ, 4);
+
+	if (debug_lockdep_rcu_enabled() && __ratelimit(&rs))
+		lockdep_rcu_suspicious(__FILE__, __LINE__, what);
+}
+EXPORT_SYMBOL_GPL(trcu_read_bh_misuse);
 #endif

@@ -767,7 +767,8 @@ static void trcu_gp_sleep_snap(struct trcu_state *rsp)
 			trcu_dynticks_snap(cpu);
 }
 
-static void trcu_gp_woke(struct trcu_state *rsp)
+/* @req: the wait that ended was the one for a GP request. */
+static void trcu_gp_woke(struct trcu_state *rsp, bool req)
 {
 	struct trcu_data *rdp;
 	int cpu;
@@ -778,8 +779,11 @@ static void trcu_gp_woke(struct trcu_state *rsp)
 		return;
 	cpu = raw_smp_processor_id();
 	rdp = per_cpu_ptr(rsp->rda, cpu);
-	if (trcu_dynticks_snap(cpu) != rdp->gpk_dt_snap)
-		WRITE_ONCE(rdp->n_wake_idle, rdp->n_wake_idle + 1);
+	if (trcu_dynticks_snap(cpu) == rdp->gpk_dt_snap)
+		return;
+	WRITE_ONCE(rdp->n_wake_idle, rdp->n_wake_idle + 1);
+	if (req)
+		WRITE_ONCE(rdp->n_wake_idle_req, rdp->n_wake_idle_req + 1);
 }
 
 /*
@@ -796,7 +800,7 @@ static int trcu_gp_kthread(void *arg)
 		trcu_gp_sleep_snap(rsp);
 		wait_event_idle(rsp->gp_wq, trcu_gp_wanted(rsp) ||
 					    kthread_should_stop());
-		trcu_gp_woke(rsp);
+		trcu_gp_woke(rsp, true);
 		if (kthread_should_stop())
 			break;
 		trcu_gp_init(rsp);
@@ -808,7 +812,7 @@ static int trcu_gp_kthread(void *arg)
 			wait_event_idle_timeout(rsp->gp_wq,
 				trcu_gp_done(rsp) || kthread_should_stop() ||
 				test_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags), j);
-			trcu_gp_woke(rsp);
+			trcu_gp_woke(rsp, false);
 			if (trcu_gp_done(rsp) || kthread_should_stop())
 				break;
 			if (test_and_clear_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags) ||

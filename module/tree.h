@@ -190,6 +190,9 @@ struct trcu_data {
 	unsigned long n_ipi_idle;	/* ... of which found it dynticks-idle. */
 	unsigned long n_wake_idle;	/* GP-kthread wakeups that had to */
 					/*  wake this CPU from dynticks-idle. */
+	unsigned long n_wake_idle_req;	/* ... of which ended its wait for */
+					/*  a GP request (else a wait in */
+					/*  a GP: QS report, FQS timer). */
 	int gpk_dt_snap;		/* ->dynticks when the GP kthread */
 					/*  last went to sleep. */
 

@@ -335,7 +335,8 @@ def energy(rep, main8):
         rep.info('  trcu energy detail (info)', '-',
                  f'gps {t.get("trcu_gps")}, ipi_idle '
                  f'{t.get("trcu_ipi_idle")}, wake_idle '
-                 f'{t.get("trcu_wake_idle")}, irqs {t.get("irqs")} '
+                 f'{t.get("trcu_wake_idle")} (request wait '
+                 f'{t.get("trcu_wake_idle_req", "-")}), irqs {t.get("irqs")} '
                  f'(loc {t.get("loc")} res {t.get("res")} cal '
                  f'{t.get("cal")}) in {t.get("cs")} cs')
 

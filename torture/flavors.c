@@ -95,17 +95,32 @@ static const struct trcu_torture_ops tt_trcu_exp_ops = {
 	.cb_barrier	= trcu_barrier,
 };
 
-/* ---- trcu_bh: trcu's bottom-half flavour ------------------------------ */
-
+/*
+ * ---- trcu_bh: trcu's bottom-half flavour.  trcu_read_lock_bh() is for
+ * process and softirq context with irqs enabled at the unlock (trcu.h).
+ * A timer reader runs in softirq context and takes it; an NMI reader, or
+ * one in hardirq context or with irqs off, may not: there bottom halves
+ * cannot run and trcu never sees a trcu_bh quiescent state, so the
+ * region itself is the reader (with preemption disabled, as any reader
+ * of the contract has it).  The torture then checks that trcu_bh grace
+ * periods honour such regions, as trcu_read_lock_bh_held() says they do.
+ */
 static int tt_trcu_bh_readlock(void)
 {
+	if (in_hardirq() || irqs_disabled()) {
+		preempt_disable();
+		return 1;
+	}
 	trcu_read_lock_bh();
 	return 0;
 }
 
 static void tt_trcu_bh_readunlock(int idx)
 {
-	trcu_read_unlock_bh();
+	if (idx)
+		preempt_enable();
+	else
+		trcu_read_unlock_bh();
 }
 
 static unsigned long tt_trcu_bh_gp_count(void)

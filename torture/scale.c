@@ -129,10 +129,10 @@ static enum ttest tt;
 /*
  * Time @n pairs of flavour @f on this CPU.  Irqs are off around the timed
  * loop, as in the kernel's refscale, so that interrupts do not land in
- * it -- except for the bh flavours: with irqs off, trcu_read_lock_bh()
- * takes its hardirq-safe preempt_disable() path (not the one measured)
- * and local_bh_enable() may run softirqs with irqs re-enabled.  Those two
- * are timed with irqs on; both bh flavours alike, so their ratio holds.
+ * it -- except for the bh flavours, whose readers must end with irqs on
+ * (local_bh_enable() may run softirqs, which enable irqs; trcu.h's
+ * contract, as rcu_read_lock_bh()'s).  Those two are timed with irqs on;
+ * both bh flavours alike, so their ratio holds.
  * The loop itself is the flavour's readsection(): one indirect call per
  * chunk, none per pair.
  */

@@ -50,9 +50,8 @@ struct trcu_torture_ops {
 	 * sections back to back and return, so that the benchmark can time
 	 * a flavour's readers without knowing it (and without an indirect
 	 * call per section).  bh_readers: those sections disable bottom
-	 * halves, so trcuscale times them with irqs on (with irqs off the
-	 * bh read locks take another path, and local_bh_enable() may run
-	 * softirqs).
+	 * halves, so trcuscale times them with irqs on (a bh reader must
+	 * end with irqs on: local_bh_enable() may run softirqs).
 	 */
 	void (*readsection)(unsigned long n);
 	bool bh_readers;

@@ -160,16 +160,18 @@ idle_irqs() {
 	} END { printf "%d %d %d %d %d\n", t, loc, res, cal, iwi }' /proc/interrupts
 }
 
-# trcu's own counts for flavour trcu on CPUs 1..N-1: "gps ipi_idle wake_idle"
+# trcu's own counts for flavour trcu on CPUs 1..N-1:
+# "gps ipi_idle wake_idle wake_idle_req"
 trcu_stats() {
 	if [ ! -r "$D/rcustats" ]; then
-		echo "0 0 0"
+		echo "0 0 0 0"
 		return
 	fi
 	awk '/^[a-z_]+: gps=/ { on = ($1 == "trcu:"); if (on) { sub("gps=", "", $2); g = $2 } next }
 	     on && /^cpu=/ { split($1, c, "="); if (c[2] != 0) {
-		split($3, a, "="); split($4, b, "="); ii += a[2]; w += b[2] } }
-	     END { printf "%d %d %d\n", g, ii, w }' "$D/rcustats"
+		split($3, a, "="); split($4, b, "="); split($5, r, "=")
+		ii += a[2]; w += b[2]; wr += r[2] } }
+	     END { printf "%d %d %d %d\n", g, ii, w, wr }' "$D/rcustats"
 }
 
 # trcu_ipis [FLAVOR]: "gps ipis" of FLAVOR (default trcu), all CPUs.
@@ -201,7 +203,8 @@ energy_run() {
 	set -- $a $b $s0 $s1
 	res "test=energy flavor=$f tag=$t cpus=$CPUS calls=$((EN_CALLS + 1)) cs=$((t1 - t0))" \
 		"irqs=$(($6 - $1)) loc=$(($7 - $2)) res=$(($8 - $3)) cal=$(($9 - $4)) iwi=$((${10} - $5))" \
-		"trcu_gps=$((${14} - ${11})) trcu_ipi_idle=$((${15} - ${12})) trcu_wake_idle=$((${16} - ${13}))"
+		"trcu_gps=$((${15} - ${11})) trcu_ipi_idle=$((${16} - ${12})) trcu_wake_idle=$((${17} - ${13}))" \
+		"trcu_wake_idle_req=$((${18} - ${14}))"
 }
 
 # energy_idle TAG: the idle CPUs' interrupt rate with nothing to do.

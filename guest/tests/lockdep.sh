@@ -5,7 +5,8 @@
 # CONFIG_PROVE_RCU kernel (run-qemu.sh --kernel debug, modules built for
 # it).  Correct uses (trcutest deref=1) must stay silent; each incorrect
 # one (deref=2..5) must produce lockdep's "suspicious RCU usage" report
-# naming trcutest.c.  A short torture with irq and NMI readers must not
+# naming trcutest.c, and so must each trcu_bh reader outside its
+# contract (bhbad=1..3).  A short torture with irq and NMI readers must not
 # upset lockdep either.  On a kernel without lockdep (no /proc/lockdep)
 # the checks cannot run: reported as skipped (PASS, with that detail).
 . /tests/lib.sh
@@ -43,6 +44,26 @@ for t in 2 3 4 5; do
 		pass "deref-bad-$t" "$(echo "$out" | grep -o 'trcutest.c:[0-9]* suspicious[^!]*')"
 	else
 		fail "deref-bad-$t" "no suspicious RCU usage report for deref=$t"
+	fi
+done
+
+# trcu_bh readers outside their contract (trcu.h): ended with irqs off,
+# irqs off throughout, in hardirq context.  Each must be reported as
+# suspicious RCU usage by trcu.h's debug path, naming the misuse, and
+# leave the preempt count balanced (trcutest's load fails otherwise).
+for t in 1 2 3; do
+	n=$(dmesg_lines)
+	expect_bad_begin "bhbad=$t"
+	ok=0
+	insmod $M/trcutest.ko bhbad=$t && rmmod trcutest && ok=1
+	sleep 1
+	expect_bad_end "bhbad=$t"
+	out=$(dmesg_since "$n")
+	if [ "$ok" = 1 ] && echo "$out" | grep -q "suspicious RCU usage" &&
+	   echo "$out" | grep -q "trcu_read_.*lock_bh() in hardirq"; then
+		pass "bh-contract-$t" "$(echo "$out" | grep -o 'trcu_read_.*lock_bh() in hardirq[^!]*' | head -n 1)"
+	else
+		fail "bh-contract-$t" "no report of the trcu_bh misuse bhbad=$t (or load failed: $ok)"
 	fi
 done
 

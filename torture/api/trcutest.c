@@ -14,9 +14,11 @@
  *   poll=N    N rounds of the polled API around synchronize_trcu()
  *   bench=N   latency of N synchronize_trcu{,_bh}{,_expedited}() calls,
  *             through the torture's ops tables (flavors.c)
- *   bhirq=1   trcu_bh readers whose interrupt state changes inside
- *             them (begun with irqs off and ended with them on, and the
- *             reverse) leave the preempt count as they found it
+ *   bhirq=1   a trcu_bh reader begun with irqs off and ended with them
+ *             on leaves the preempt count as it found it
+ *   bhbad=N   trcu_bh readers outside the contract (1: ended with irqs
+ *             off, 2: irqs off throughout, 3: in hardirq context), for
+ *             CONFIG_PROVE_RCU kernels: must be reported (bad)
  *   kfree=N   kfree_trcu() N objects of a private cache, then
  *             kfree_trcu_barrier(); destroying the cache complains if
  *             any is left.  kfree_nowait=1: kmalloc()ed objects and no
@@ -31,6 +33,7 @@
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <trcu.h>
 
 #include "../torture.h"
@@ -46,7 +49,10 @@ module_param(bench, int, 0444);
 MODULE_PARM_DESC(bench, "synchronize_trcu{,_expedited} calls to time (0..10000)");
 static int bhirq;
 module_param(bhirq, int, 0444);
-MODULE_PARM_DESC(bhirq, "1: trcu_bh readers across an irq-state change (0/1)");
+MODULE_PARM_DESC(bhirq, "1: trcu_bh reader across an irq-state change (0/1)");
+static int bhbad;
+module_param(bhbad, int, 0444);
+MODULE_PARM_DESC(bhbad, "trcu_bh readers outside the contract, 1..3 (CONFIG_PROVE_RCU)");
 static int kfree_n;
 module_param_named(kfree, kfree_n, int, 0444);
 MODULE_PARM_DESC(kfree, "Objects to kfree_trcu() (0..1000000)");
@@ -213,15 +219,15 @@ static int tt_bhirq_verdict(const char *what, int before)
 	if (after == before)
 		return 0;
 	__preempt_count_sub(after - before);
-	pr_err("bhirq=1: %s: preempt count %#x before, %#x after\n",
+	pr_err("bh reader %s: preempt count %#x before, %#x after\n",
 	       what, before, after);
 	return -EIO;
 }
 
 /*
  * A reader may begin with irqs disabled and end with them enabled (as
- * rcu_read_lock_bh() allows), or end inside an irq-disabled region; the
- * lock and the unlock must still undo each other.
+ * rcu_read_lock_bh() allows); the lock and the unlock must still undo
+ * each other.
  */
 static int tt_bhirq(void)
 {
@@ -234,22 +240,64 @@ static int tt_bhirq(void)
 	local_irq_restore(flags);
 	trcu_read_unlock_bh();
 	ret = tt_bhirq_verdict("irqs off at lock, on at unlock", pc);
-
-	pc = preempt_count();
-	trcu_read_lock_bh();
-	local_irq_save(flags);
-	trcu_read_unlock_bh();
-	local_irq_restore(flags);
-	ret = tt_bhirq_verdict("irqs on at lock, off at unlock", pc) ?: ret;
-
-	pc = preempt_count();
-	local_irq_save(flags);
-	trcu_read_lock_bh();
-	trcu_read_unlock_bh();
-	local_irq_restore(flags);
-	ret = tt_bhirq_verdict("irqs off throughout", pc) ?: ret;
 	if (!ret)
-		pr_info("bhirq=1: three irq-state patterns balanced\n");
+		pr_info("bhirq=1: irqs off at lock, on at unlock: balanced\n");
+	return ret;
+}
+
+/*
+ * bhbad=1..3: trcu_bh readers outside their contract (trcu.h), for the
+ * debug kernel's check: 1 ends one with irqs disabled, 2 runs one with
+ * irqs disabled throughout, 3 runs one in hardirq context (an irq_work,
+ * a self-IPI here).  Each must be reported as suspicious RCU usage and
+ * leave the preempt count balanced.  Only with CONFIG_PROVE_RCU: without
+ * it these are real bugs (softirqs run with irqs disabled).
+ */
+static int tt_bhbad_pc;
+static int tt_bhbad_ret;
+
+static void tt_bhbad_irq(struct irq_work *w)
+{
+	tt_bhbad_pc = preempt_count();
+	trcu_read_lock_bh();
+	trcu_read_unlock_bh();
+	tt_bhbad_ret = tt_bhirq_verdict("in hardirq context", tt_bhbad_pc);
+}
+
+static int tt_bhbad(int which)
+{
+	struct irq_work work = IRQ_WORK_INIT_HARD(tt_bhbad_irq);
+	unsigned long flags;
+	int pc, ret = 0;
+
+	if (!IS_ENABLED(CONFIG_PROVE_RCU)) {
+		pr_err("bhbad=%d needs a CONFIG_PROVE_RCU kernel\n", which);
+		return -EINVAL;
+	}
+	pc = preempt_count();
+	switch (which) {
+	case 1:
+		trcu_read_lock_bh();
+		local_irq_save(flags);
+		trcu_read_unlock_bh();
+		local_irq_restore(flags);
+		ret = tt_bhirq_verdict("irqs on at lock, off at unlock", pc);
+		break;
+	case 2:
+		local_irq_save(flags);
+		trcu_read_lock_bh();
+		trcu_read_unlock_bh();
+		local_irq_restore(flags);
+		ret = tt_bhirq_verdict("irqs off throughout", pc);
+		break;
+	case 3:
+		irq_work_queue(&work);
+		irq_work_sync(&work);
+		ret = tt_bhbad_ret;
+		break;
+	}
+	pr_info("bhbad=%d: incorrect use done, preempt count %s\n", which,
+		ret ? "unbalanced" : "balanced");
 	return ret;
 }
 
@@ -302,8 +350,8 @@ static int __init tt_test_init(void)
 
 	if (deref < 0 || deref > 5 || poll < 0 || poll > 100000 ||
 	    bench < 0 || bench > 10000 || kfree_n < 0 || kfree_n > 1000000 ||
-	    kfree_nowait < 0 || kfree_nowait > 1 || bhirq < 0 || bhirq > 1) {
-		pr_err("invalid parameters: deref 0..5, poll 0..100000, bench 0..10000, kfree 0..1000000, kfree_nowait 0/1, bhirq 0/1\n");
+	    kfree_nowait < 0 || kfree_nowait > 1 || bhirq < 0 || bhirq > 1 || bhbad < 0 || bhbad > 3) {
+		pr_err("invalid parameters: deref 0..5, poll 0..100000, bench 0..10000, kfree 0..1000000, kfree_nowait 0/1, bhirq 0/1, bhbad 0..3\n");
 		return -EINVAL;
 	}
 	RCU_INIT_POINTER(tt_ptr, &tt_static);
@@ -317,6 +365,8 @@ static int __init tt_test_init(void)
 		ret = tt_bench(bench);
 	if (!ret && bhirq)
 		ret = tt_bhirq();
+	if (!ret && bhbad)
+		ret = tt_bhbad(bhbad);
 	if (!ret && kfree_n)
 		ret = tt_kfree(kfree_n);
 	return ret;
