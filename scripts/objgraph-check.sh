@@ -18,6 +18,7 @@ DIR=${1:-$TOP/module}
 
 objs=()
 for o in "$DIR"/*.o; do
+	[ -e "$o" ] || continue		# no match: the pattern itself
 	case "$(basename "$o")" in
 	trcu.o | *.mod.o) continue ;;
 	esac
