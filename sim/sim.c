@@ -569,6 +569,18 @@ static void busy_substep(int c)
 		post_cb(c, pick_flavor());
 }
 
+/* The end of an irq on idle CPU @c: its irq_work, softirqs, back to idle. */
+static void idle_irq_exit(int c, struct cpu *p)
+{
+	reader_end(c, R_IRQ);
+	p->irq_open = false;
+	sync_pc(c);
+	sim_run_irq_work(c);
+	irq_exit_softirq(c);
+	trcu_idle_wake();
+	trcu_idle_sleep();
+}
+
 static void idle_step(int c, double p_wake)
 {
 	struct cpu *p = &cpus[c];
@@ -586,13 +598,7 @@ static void idle_step(int c, double p_wake)
 	}
 	if (p->irq_open) {
 		if (r < P_END) {
-			reader_end(c, R_IRQ);
-			p->irq_open = false;
-			sync_pc(c);
-			sim_run_irq_work(c);
-			irq_exit_softirq(c);
-			trcu_idle_wake();
-			trcu_idle_sleep();
+			idle_irq_exit(c, p);
 			sim_mark_work(c);	/* IPIs that waited */
 		}
 		return;
@@ -610,16 +616,8 @@ static void idle_step(int c, double p_wake)
 		if (posting() && rnd01() < 0.3)
 			post_cb(c, pick_flavor());
 		reader_begin(c, R_IRQ);
-		if (rnd01() < 0.5) {
-			/* A short irq: over before anyone looks. */
-			reader_end(c, R_IRQ);
-			p->irq_open = false;
-			sync_pc(c);
-			sim_run_irq_work(c);
-			irq_exit_softirq(c);
-			trcu_idle_wake();
-			trcu_idle_sleep();
-		}
+		if (rnd01() < 0.5)
+			idle_irq_exit(c, p);	/* short: over before anyone looks */
 	} else if (r < p_wake + P_IRQ + P_NMI) {
 		p->nmi_open = true;
 		sync_pc(c);
