@@ -88,6 +88,9 @@ struct trcu_node {
 					/*  Changed under onofflock too. */
 	long gpnum;			/* Last GP initialized in this node. */
 	long completed;			/* Last GP cleaned up in this node. */
+	long gp_needed;			/* Highest GP requested through this */
+					/*  node (inner levels; the root's */
+					/*  is trcu_state's ->gp_needed). */
 	unsigned long grpmask;		/* Our bit in the parent's qsmask. */
 	int grplo;			/* Lowest-numbered CPU covered. */
 	int grphi;			/* Highest-numbered CPU covered. */
