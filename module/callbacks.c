@@ -193,22 +193,32 @@ bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp,
 }
 
 /*
- * Is there work for the core tasklet among @rdp's callbacks: ready ones,
- * ones whose GP completed, or new ones without a GP number?
+ * Can the core tasklet invoke some of @rdp's callbacks now: ready ones,
+ * or ones whose GP has completed (trcu_advance_cbs() makes them ready)?
+ * New callbacks without a GP number do not count: numbering them may
+ * have to wait for an older segment's GP.
+ * Caller: owner CPU with irqs off.
+ */
+bool trcu_cbs_invocable(struct trcu_state *rsp, struct trcu_data *rdp)
+{
+	lockdep_assert_irqs_disabled();
+	if (!rdp->nxtlist)
+		return false;
+	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL))
+		return true;
+	return !trcu_seg_empty(rdp, TRCU_WAIT_TAIL) &&
+	       rdp->nxtcompleted[TRCU_WAIT_TAIL] <= READ_ONCE(rsp->completed);
+}
+
+/*
+ * Is there work for the core tasklet among @rdp's callbacks: invocable
+ * ones, or new ones without a GP number?
  * Caller: owner CPU with irqs off (tick probe).
  */
 bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp)
 {
-	long c = READ_ONCE(rsp->completed);
-
-	lockdep_assert_irqs_disabled();
-	if (!rdp->nxtlist)
-		return false;
-	if (!trcu_seg_empty(rdp, TRCU_DONE_TAIL) ||
-	    !trcu_seg_empty(rdp, TRCU_NEXT_TAIL))
-		return true;
-	return !trcu_seg_empty(rdp, TRCU_WAIT_TAIL) &&
-	       rdp->nxtcompleted[TRCU_WAIT_TAIL] <= c;
+	return trcu_cbs_invocable(rsp, rdp) ||
+	       !trcu_seg_empty(rdp, TRCU_NEXT_TAIL);
 }
 
 /*

@@ -191,17 +191,19 @@ int trcu_dynticks_snap(int cpu)
  * idle, cpuidle or poll) is about to halt.  A tracepoint probe is not a
  * kprobe, so kprobes hit while it runs still run.  The idle task holds no
  * reader; the fully ordered increment puts its earlier readers (and any
- * irq's since the last halt) before the even value.
+ * irq's since the last halt) before the even value.  Returns true if the
+ * CPU is now dynticks-idle (its counter is even).
  */
-notrace void trcu_idle_sleep(void)
+notrace bool trcu_idle_sleep(void)
 {
 	struct trcu_dynticks *rdtp = this_cpu_ptr(trcu_dynticks);
 
 	lockdep_assert_irqs_disabled();
 	if (!trcu_dynticks_enabled || !is_idle_task(current))
-		return;
+		return false;
 	if (atomic_read(&rdtp->dynticks) & 1)
 		atomic_add_return(1, &rdtp->dynticks);
+	return true;
 }
 NOKPROBE_SYMBOL(trcu_idle_sleep);
 

@@ -136,7 +136,7 @@ static notrace void trcu_cpu_idle(void *data, unsigned int state,
 	if (state == (unsigned int)PWR_EVENT_EXIT)
 		trcu_idle_wake();
 	else
-		trcu_idle_sleep();
+		trcu_idle_enter();
 }
 NOKPROBE_SYMBOL(trcu_cpu_idle);
 static bool trcu_tp_idle_registered;

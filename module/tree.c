@@ -322,6 +322,36 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 }
 
 /*
+ * The idle loop is about to halt this CPU (cpu_idle tracepoint, irqs
+ * off).  Once halted it gets no tick, so callbacks of its whose grace
+ * period has ended would wait for its next wakeup: trcu_gp_cleanup()
+ * IPIs only CPUs it finds dynticks-idle, and misses one that is in an
+ * irq from idle at that moment, or the CPU the GP kthread itself ran on.
+ * So look here, after trcu_idle_sleep()'s fully ordered increment, and
+ * if some are invocable, let a self-IPI run the core tasklet at once
+ * (the halt returns at once too).  With trcu_gp_cleanup()'s smp_mb()
+ * between ->completed and its dynticks peek, either the cleanup sees
+ * this CPU idle and IPIs it, or this sees the new ->completed.  The
+ * kernel keeps such a CPU's tick instead (rcu_needs_cpu()), which trcu
+ * cannot hook.  Callbacks still waiting for a GP need no tick: the GP's
+ * end is what this check catches.
+ */
+notrace void trcu_idle_enter(void)
+{
+	struct trcu_state *rsp;
+	struct trcu_data *rdp;
+
+	if (!trcu_idle_sleep())
+		return;
+	for (rsp = trcu_states; rsp < trcu_states + TRCU_NR_FLAVORS; rsp++) {
+		rdp = this_cpu_ptr(rsp->rda);
+		if (trcu_cbs_invocable(rsp, rdp))
+			irq_work_queue(&rdp->kick_work);
+	}
+}
+NOKPROBE_SYMBOL(trcu_idle_enter);
+
+/*
  * Booted preempt=full (sampled at load by hooks.c, which then hooks
  * rcu_note_context_switch()): the nudge IPI asks for a reschedule.
  */

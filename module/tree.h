@@ -326,6 +326,7 @@ bool trcu_report_qs_rnp(struct trcu_state *rsp, struct trcu_node *rnp,
 			unsigned long mask, long gpnum, unsigned long flags)
 	__releases(rnp->lock);
 void trcu_gp_kthread_wake(struct trcu_state *rsp);
+void trcu_idle_enter(void);
 void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 		     long gpnum);
 void trcu_cpu_online_bits(struct trcu_state *rsp, int cpu);
@@ -354,6 +355,7 @@ bool trcu_advance_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
 bool trcu_accelerate_cbs(struct trcu_state *rsp, struct trcu_data *rdp,
 			 long *gpnum);
 bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp);
+bool trcu_cbs_invocable(struct trcu_state *rsp, struct trcu_data *rdp);
 bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp);
 bool trcu_cbs_done(struct trcu_data *rdp);
 bool trcu_cblist_adopt(struct trcu_state *rsp, struct trcu_data *dead,
@@ -371,7 +373,7 @@ void trcu_nmi_enter(void);
 int trcu_dynticks_snap(int cpu);
 bool trcu_dynticks_not_started(int cpu);
 void trcu_dynticks_running(void);
-void trcu_idle_sleep(void);
+bool trcu_idle_sleep(void);
 void trcu_idle_wake(void);
 void trcu_idle_dead(void);
 void trcu_irq_enter(void);

@@ -8,7 +8,7 @@
  * does what hooks.c would report of it: a busy CPU takes its tick
  * (trcu_check_callbacks() with the interrupted preempt count), enters and
  * leaves trcu and trcu_bh readers, switches tasks (trcu_qs_all_flavors()),
- * posts callbacks, goes idle (trcu_idle_sleep()); an idle CPU wakes
+ * posts callbacks, goes idle (trcu_idle_enter()); an idle CPU wakes
  * (trcu_idle_wake()), or takes an irq (trcu_irq_enter()) or an NMI
  * (trcu_nmi_enter()) whose reader may stay open for some jiffies.  Between
  * CPUs the simulator delivers what the engine queued: IPIs, irq_work,
@@ -340,7 +340,7 @@ void sim_ipi_deliver(int c)
 	sim_running = NULL;
 	on_cpu(c);
 	halted = cpu_halted(c);
-	if (halted && sim_q[c].ipi_head)
+	if (halted && (sim_q[c].ipi_head || sim_q[c].iw_head))
 		sim_stats.idle_wakeups++;
 	if (sim_q[c].ipi_head || sim_q[c].iw_head) {
 		__preempt_count[c] += HARDIRQ_OFFSET;
@@ -353,7 +353,7 @@ void sim_ipi_deliver(int c)
 	if (halted) {
 		/* Back to the idle loop, which halts again. */
 		trcu_idle_wake();
-		trcu_idle_sleep();
+		trcu_idle_enter();
 	}
 	sim_running = saved_task;
 	sim_cur_cpu = saved_cpu;
@@ -409,7 +409,7 @@ static void run_task(struct sim_task *t)
 	on_cpu(c);
 	trcu_qs_all_flavors();		/* and out of it */
 	if (was_idle)
-		trcu_idle_sleep();
+		trcu_idle_enter();
 }
 
 /* ---- grace-period bookkeeping ---- */
@@ -525,7 +525,7 @@ static void go_idle(int c)
 	p->state = C_IDLE;
 	p->user = false;
 	sync_pc(c);
-	trcu_idle_sleep();
+	trcu_idle_enter();
 }
 
 static void busy_substep(int c)
@@ -578,7 +578,7 @@ static void idle_irq_exit(int c, struct cpu *p)
 	sim_run_irq_work(c);
 	irq_exit_softirq(c);
 	trcu_idle_wake();
-	trcu_idle_sleep();
+	trcu_idle_enter();
 }
 
 static void idle_step(int c, double p_wake)
@@ -688,7 +688,7 @@ static bool control_step(int c, bool up)
 	on_cpu(0);
 	trcu_qs_all_flavors();
 	if (was_idle)
-		trcu_idle_sleep();
+		trcu_idle_enter();
 	return true;
 }
 
@@ -711,7 +711,7 @@ static void hotplug_jiffy(void)
 			p->state = C_IDLE;
 			sync_pc(c);
 			on_cpu(c);
-			trcu_idle_sleep();
+			trcu_idle_enter();
 			n_offline--;
 		}
 	}
@@ -796,7 +796,7 @@ static void jiffy(double p_sleep, double p_wake)
 		if (!cpu_halted(c))
 			continue;
 		for (i = 0; i < TRCU_NR_FLAVORS; i++)
-			if (trcu_cbs_ready(rsp_of(i),
+			if (trcu_cbs_invocable(rsp_of(i),
 					   per_cpu_ptr(rsp_of(i)->rda, c))) {
 				stranded++;
 				if (sim_verbose)
