@@ -790,19 +790,25 @@ static void jiffy(double p_sleep, double p_wake)
 	}
 	/*
 	 * Halted CPUs with callbacks whose grace period has ended: nothing
-	 * invokes them until the CPU next wakes (see Documentation/sim.rst).
+	 * would invoke them until the CPU next wakes, so the GP-end IPI or
+	 * trcu_idle_enter()'s kick must have run them by now (settle()
+	 * delivered every queued interrupt).  An error, reported once.
 	 */
 	for (c = 0; c < ncpus; c++) {
 		if (!cpu_halted(c))
 			continue;
-		for (i = 0; i < TRCU_NR_FLAVORS; i++)
-			if (trcu_cbs_invocable(rsp_of(i),
-					   per_cpu_ptr(rsp_of(i)->rda, c))) {
-				stranded++;
-				if (sim_verbose)
-					printf("stranded: CPU %d %s\n", c,
-					       rsp_of(i)->name);
-			}
+		for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+			if (!trcu_cbs_invocable(rsp_of(i),
+						per_cpu_ptr(rsp_of(i)->rda, c)))
+				continue;
+			if (!stranded)
+				sim_error("CPU %d halted with invocable %s callbacks",
+					  c, rsp_of(i)->name);
+			stranded++;
+			if (sim_verbose)
+				printf("stranded: CPU %d %s\n", c,
+				       rsp_of(i)->name);
+		}
 	}
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		struct trcu_state *rsp = rsp_of(i);
