@@ -448,9 +448,12 @@ def icount(rep, rows):
 
 
 def scale(rep, rows):
-    """7. Scale: synchronize median per vCPU count.  Returns {cpus: {flavor: us}}."""
+    """7. Scale: synchronize median per vCPU count.  Returns
+    {cpus: {flavor: us}} and {cpus: (low, high)}, the 95 % interval of
+    each trcu/rcu ratio (missing where there were too few calls)."""
     sc = {}
     scen = {}
+    cis = {}
     for r in pick(rows, test='gp', tag='scale'):
         c = int(r['cpus'])
         sc.setdefault(c, {})[r['flavor']] = num(r, 'med_us')
@@ -459,10 +462,12 @@ def scale(rep, rows):
     for c in cpus:
         ci = boot_ci(samples(scen[c], 'gp', 'trcu', 'scale'),
                      samples(scen[c], 'gp', 'rcu', 'scale'))
-        cis = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
+        if ci:
+            cis[c] = ci
+        cit = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
         rep.info(f'scale: synchronize median trcu/rcu at {c} vCPUs',
                  fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
-                 f'{cis}trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
+                 f'{cit}trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
                  f'{fmt(sc[c].get("rcu"), 0)} us')
     if len(cpus) >= 2:
         lo, hi = cpus[0], cpus[-1]
@@ -474,7 +479,7 @@ def scale(rep, rows):
     else:
         rep.target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
                    lambda v: True, 'needs two scale points')
-    return sc
+    return sc, cis
 
 
 def boot_walls(res):
@@ -514,6 +519,31 @@ def write_csv(res, csvrows):
             wr_.writerow({k: r.get(k, '') for k in keys})
 
 
+GP_FLAVORS = ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'trcu_exp',
+              'rcu_exp')
+
+
+def cpus_axis(cpus):
+    """gnuplot x axis for a vCPU count: log2, a tic at each count measured,
+    and room either side so that a single count is not an empty range."""
+    return (f"set logscale x 2\n"
+            f"set xrange [{min(cpus) / 1.5}:{max(cpus) * 1.5}]\n"
+            f"set xtics (" + ', '.join(f'"{c}" {c}' for c in cpus) + ")\n")
+
+
+# After each panel: the next one starts from gnuplot's defaults.
+AXES_RESET = '''unset logscale
+unset y2tics
+unset y2label
+set ytics mirror
+set xtics norotate autofreq
+set format y
+unset grid
+unset arrow
+set autoscale
+'''
+
+
 def scale_panel(res, sc):
     """The gnuplot panel: synchronize median vs vCPUs ('' without data)."""
     dat = os.path.join(res, 'bench-scale.dat')
@@ -522,59 +552,152 @@ def scale_panel(res, sc):
         for c in cpus:
             f.write(f'{c} {sc[c].get("trcu") or "NaN"} '
                     f'{sc[c].get("rcu") or "NaN"}\n')
-    if not any(sc[c].get('trcu') or sc[c].get('rcu') for c in cpus):
+    series = [(col, fl) for col, fl in ((2, 'trcu'), (3, 'rcu'))
+              if any(sc[c].get(fl) for c in cpus)]
+    if not series:
         return ''
     return f'''
-set title 'synchronize median vs vCPUs (idle)'
+set title 'idle synchronize median vs vCPUs'
 set xlabel 'vCPUs'
-set ylabel 'us'
-set logscale y
-set key top left
-plot '{dat}' using 1:2 with linespoints title 'trcu', \\
-     '{dat}' using 1:3 with linespoints title 'rcu'
-unset logscale y
-'''
+set ylabel 'us (log)'
+{cpus_axis(cpus)}set logscale y
+set format y '%g'
+set key below
+plot ''' + ', \\\n     '.join(f"'{dat}' using 1:{col} with linespoints "
+                             f"pt 7 title '{fl}'" for col, fl in series) + \
+        '\n' + AXES_RESET
 
 
 def gp_panel(res, main8):
-    """The gnuplot panel: GP medians per flavour at 8 vCPUs ('' without data)."""
+    """The gnuplot panel: GP medians of every flavour measured in the
+    BENCH-8 (or smoke) boot, idle and busy ('' without data).  Points
+    rather than bars on a log axis (trcu_exp and srcu take microseconds,
+    busy GPs seconds), and the flavour names rotated so that
+    trcu_bh/rcu_bh do not run into each other."""
     dat2 = os.path.join(res, 'bench-gp.dat')
-    gp_seen = False
-    with open(dat2, 'w') as f:
-        for fl in ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'rcu_exp'):
-            vi = one(pick(main8, test='gp', tag='idle'), 'med_us', flavor=fl)
-            vb = one(pick(main8, test='gp', tag='busy'), 'med_us', flavor=fl)
-            gp_seen = gp_seen or vi is not None or vb is not None
-            f.write(f'{fl} {vi if vi is not None else "NaN"} '
-                    f'{vb if vb is not None else "NaN"}\n')
-    if not gp_seen:
+    gp = pick(main8, test='gp')
+    meds = []
+    for fl in GP_FLAVORS:
+        vi = one(pick(gp, tag='idle'), 'med_us', flavor=fl)
+        vb = one(pick(gp, tag='busy'), 'med_us', flavor=fl)
+        if vi is not None or vb is not None:
+            meds.append((fl, vi, vb))
+    if not meds:
         return ''
+    with open(dat2, 'w') as f:
+        f.write('# x flavour idle_med_us busy_med_us\n')
+        for x, (fl, vi, vb) in enumerate(meds):
+            f.write(f'{x} {fl} {vi if vi is not None else "NaN"} '
+                    f'{vb if vb is not None else "NaN"}\n')
+    vals = [v for m in meds for v in m[1:] if v]
+    cpus = sorted({r['cpus'] for r in gp if r.get('cpus')}, key=int)
+    ncpu = ', ' + '/'.join(cpus) + ' vCPUs' if cpus else ''
+    series = []
+    if any(m[1] is not None for m in meds):
+        series.append(f"'{dat2}' using ($1-0.1):3:xtic(2) with points "
+                      f"pt 7 ps 1.6 title 'idle'")
+    if any(m[2] is not None for m in meds):
+        series.append(f"'{dat2}' using ($1+0.1):4" +
+                      ('' if series else ':xtic(2)') +
+                      " with points pt 5 ps 1.6 title 'busy'")
     return f'''
-set title 'synchronize median per flavour'
+set title 'synchronize median per flavour{ncpu}'
 set xlabel ''
-set ylabel 'us'
+set ylabel 'us (log)'
 set logscale y
-set style data histograms
-set style fill solid 0.6
-set key top right
-plot '{dat2}' using 2:xtic(1) title 'idle', '' using 3 title 'busy'
-unset logscale y
-'''
+set format y '%g'
+set yrange [{min(vals) / 3}:{max(vals) * 40}]
+set xrange [-0.6:{len(meds) - 0.4}]
+set xtics rotate by -40 nomirror
+set grid ytics
+set key inside top right horizontal
+plot ''' + ', \\\n     '.join(series) + '\n' + AXES_RESET
 
 
-def draw_png(res, sc, main8):
-    """bench.png: synchronize median vs vCPUs, and the GP medians at 8.
-    A partial run (--scenarios without BENCH-8, say) has no numbers for
-    one panel, and gnuplot fails on a plot whose points are all NaN:
-    draw only the panels that have data."""
-    panels = [p for p in (scale_panel(res, sc), gp_panel(res, main8)) if p]
+def root_locks(rows):
+    """{fanout: {cpus: root-level acquisitions per GP}} of trcu, from the
+    contention rows (BENCH-32 and BENCH-SMOKE run them)."""
+    out = {}
+    for r in pick(rows, test='contention', level='0'):
+        v = num(r, 'acq_per_gp')
+        if v is not None and r.get('cpus') and r.get('fanout'):
+            out.setdefault(int(r['fanout']), {})[int(r['cpus'])] = v
+    return out
+
+
+def ratio_panel(res, sc, cis, locks):
+    """The gnuplot panel of the scale rows that decide the targets: the
+    idle synchronize median trcu/rcu against vCPUs with its bootstrap
+    95 % interval (the dotted line is the target, 1.0), and on the
+    right axis trcu's root-lock acquisitions per GP against vCPUs, one
+    series per fanout measured.  Either half is left out when the run
+    has no data for it; '' when it has none for both."""
+    dat = os.path.join(res, 'bench-ratio.dat')
+    pts = []
+    for c in sorted(sc):
+        r = ratio(sc[c].get('trcu'), sc[c].get('rcu'))
+        if r is not None:
+            lo, hi = cis.get(c, (r, r))
+            pts.append((c, r, lo, hi))
+    with open(dat, 'w') as f:
+        f.write('# vcpus trcu/rcu ci_low ci_high\n')
+        for p in pts:
+            f.write(' '.join(str(x) for x in p) + '\n')
+    datl = os.path.join(res, 'bench-rootlock.dat')
+    fos = sorted(locks)
+    with open(datl, 'w') as f:
+        for fo in fos:
+            f.write(f'# fanout {fo}: vcpus root_acq_per_gp\n')
+            for c in sorted(locks[fo]):
+                f.write(f'{c} {locks[fo][c]}\n')
+            f.write('\n\n')
+    if not pts and not fos:
+        return ''
+    cpus = sorted({p[0] for p in pts} |
+                  {c for fo in fos for c in locks[fo]})
+    series = []
+    if pts:
+        series.append(f"'{dat}' using 1:2:3:4 with yerrorlines pt 7 lw 2 "
+                      f"title 'trcu/rcu, 95% CI'")
+    for i, fo in enumerate(fos):
+        series.append(f"'{datl}' index {i} using 1:2 axes x1y2 with "
+                      f"linespoints pt {4 + 2 * i} ps 1.6 dt 2 "
+                      f"title 'root lock, fanout {fo}'")
+    y2 = ''
+    if fos:
+        y2 = ("set y2label 'trcu root-lock acquisitions per GP (dashed)'\n"
+              "set y2tics\nset ytics nomirror\nset y2range [0:*]\n")
+    title = 'scale: trcu/rcu and root lock vs vCPUs'
+    if not fos:
+        title += '\\n(no root-lock rows in this run)'
+    elif not pts:
+        title += '\\n(no scale rows in this run)'
+    return f'''
+set title "{title}"
+set xlabel 'vCPUs'
+set ylabel 'idle synchronize median trcu/rcu (target <= 1)'
+{cpus_axis(cpus)}set yrange [0:{max([1.2] + [p[3] * 1.15 for p in pts])}]
+{y2}set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lc rgb 'gray40'
+set key below horizontal maxcols 2
+plot ''' + ', \\\n     '.join(series) + '\n' + AXES_RESET
+
+
+def draw_png(res, sc, cis, rows, main8):
+    """bench.png: synchronize median vs vCPUs, the GP medians of every
+    flavour at 8 vCPUs, and the trcu/rcu ratio with root-lock
+    acquisitions against vCPUs.  A partial run (--scenarios without
+    BENCH-8, the smoke run's single scenario) has no numbers for some
+    panels or series, and gnuplot fails on a plot whose points are all
+    NaN: draw only the panels and series that have data."""
+    panels = [p for p in (scale_panel(res, sc), gp_panel(res, main8),
+                          ratio_panel(res, sc, cis, root_locks(rows))) if p]
     if not panels:
         print('bench-report: no latency numbers, bench.png not drawn',
               file=sys.stderr)
         return
     png = os.path.join(res, 'bench.png')
     gp = f'''
-set terminal png size {550 * len(panels)},450 noenhanced
+set terminal png size {600 * len(panels)},540 noenhanced
 set output '{png}'
 set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
 ''' + ''.join(panels) + 'unset multiplot\n'
@@ -608,10 +731,10 @@ def main():
     contention(rep, rows)
     hook_tax(rep, main8)
     icount(rep, rows)
-    sc = scale(rep, rows)
+    sc, cis = scale(rep, rows)
     write_txt(res, rep.table, boot_walls(res))
     write_csv(res, rep.csvrows)
-    draw_png(res, sc, main8)
+    draw_png(res, sc, cis, rows, main8)
     return 0
 
 
