@@ -4,7 +4,15 @@
 and bench.png (gnuplot).
 
     scripts/bench-report.py RESULTS_DIR
+    scripts/bench-report.py --readme RESULTS_DIR [--note TEXT]
+    scripts/bench-report.py --update-readme README.md RESULTS_DIR [--note TEXT]
 
+The second form prints, and the third puts between README.md's
+"<!-- bench-table begin -->" and "<!-- bench-table end -->" lines, a
+markdown block: one line of conditions (start date and host load from
+bench.sh's bench.env, which boots ran, which rows are wall-clock and
+which instruction-counted), then the table; neither writes into
+RESULTS_DIR.
 RESULTS_DIR holds one directory per booted scenario (BENCH-8, ...), each
 with its console.log.  Every figure in the table is a ratio of two
 numbers measured in the same boot.  A target that cannot be computed
@@ -12,6 +20,7 @@ numbers measured in the same boot.  A target that cannot be computed
 target is reported, it is not an error.  Exit status: 0, or 1 when no
 RESULT line was found at all.
 """
+import argparse
 import csv
 import os
 import random
@@ -711,11 +720,118 @@ set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.pat
               file=sys.stderr)
 
 
+README_BEGIN = '<!-- bench-table begin -->'
+README_END = '<!-- bench-table end -->'
+# What a full `make bench` boots (scripts/bench.sh without options).
+FULL_RUN = ('BENCH-8', 'BENCH-16', 'BENCH-32', 'BENCH-64', 'BENCH-ICOUNT-1',
+            'BENCH-ICOUNT-2')
+
+
+def read_env(res):
+    """bench.sh's bench.env: {key: rest of the line} ({} if absent)."""
+    env = {}
+    try:
+        with open(os.path.join(res, 'bench.env')) as f:
+            for line in f:
+                k, _, v = line.strip().partition(' ')
+                env[k] = v
+    except OSError:
+        pass
+    return env
+
+
+def conditions(res, rows, note):
+    """One line: when, how loaded the host was, which boots, which clock."""
+    env = read_env(res)
+    scens = sorted({r['scenario'] for r in rows},
+                   key=lambda s: (not s[6:].isdigit(),
+                                  int(s[6:]) if s[6:].isdigit() else 0, s))
+    out = []
+    if 'date' in env:
+        out.append(env['date'].replace('T', ' ').replace('Z', ' UTC'))
+    else:
+        out.append('start date not recorded (no bench.env)')
+    if 'loadavg' in env:
+        cores = f' on {env["nproc"]} host CPUs' if 'nproc' in env else ''
+        out.append(f'host load average {env["loadavg"]} (1/5/15 min) at '
+                   f'the start{cores}')
+    else:
+        out.append('host load not recorded')
+    if 'BENCH-SMOKE' in scens:
+        out.append('BENCH-SMOKE (tiny counts: checks that each '
+                   'measurement runs, not how fast)')
+    elif all(s in scens for s in FULL_RUN):
+        out.append('full make bench: ' + ', '.join(scens))
+    else:
+        out.append(', '.join(scens) + ' only, not the full make bench '
+                   '(not run: ' +
+                   ', '.join(s for s in FULL_RUN if s not in scens) + ')')
+    if icount_rows(rows):
+        out.append('clock: the rows marked icount are instruction counts '
+                   '(-icount shift=0), all others wall-clock under QEMU TCG')
+    else:
+        out.append('clock: every row wall-clock under QEMU TCG (no -icount '
+                   'boot in this run)')
+    if note:
+        out.append(note)
+    return f'Conditions: results {os.path.basename(os.path.abspath(res))}, ' + \
+        '; '.join(out) + '.'
+
+
+def md_cell(text):
+    return str(text).strip().replace('|', '\\|')
+
+
+def readme_block(res, rows, table, walls, note):
+    """The markdown block README's Measurements section holds: the
+    conditions line first, then the whole targets table."""
+    out = [conditions(res, rows, note), '',
+           '| target | measured | goal | status | clock | detail |',
+           '|---|---:|---|---|---|---|']
+    for name, val, goal, status, detail in table:
+        clock = 'icount' if ('instruction-counted' in name or
+                             name.startswith('icount')) else 'TCG'
+        out.append('| ' + ' | '.join(md_cell(x) for x in
+                                     (name, val, goal, status, clock,
+                                      detail)) + ' |')
+    out += ['', 'Boots: ' + ('; '.join(walls) if walls else 'n/a') + '.']
+    return '\n'.join(out) + '\n'
+
+
+def update_readme(path, block):
+    """Replace what is between README_BEGIN and README_END in @path."""
+    with open(path) as f:
+        text = f.read()
+    b = text.find(README_BEGIN)
+    e = text.find(README_END)
+    if b < 0 or e < b:
+        print(f'bench-report: {path} has no {README_BEGIN} ... '
+              f'{README_END} markers', file=sys.stderr)
+        return 1
+    b += len(README_BEGIN)
+    with open(path, 'w') as f:
+        f.write(text[:b] + '\n' + block + text[e:])
+    return 0
+
+
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    res = sys.argv[1]
+    ap = argparse.ArgumentParser(
+        description='Turn the RESULT lines of a make bench run into '
+        'bench.txt, bench.csv and bench.png, or into the markdown block '
+        'of README.md\'s Measurements section.')
+    ap.add_argument('results', metavar='RESULTS_DIR')
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument('--readme', action='store_true',
+                      help='print the README block (conditions line, then '
+                      'the table) instead of writing bench.txt/csv/png')
+    mode.add_argument('--update-readme', metavar='README',
+                      help='put the README block between the '
+                      f'"{README_BEGIN}" and "{README_END}" lines of README')
+    ap.add_argument('--note', default='',
+                    help='appended to the conditions line (what bench.env '
+                    'cannot know, e.g. other guests on the host)')
+    args = ap.parse_args()
+    res = args.results
     rows = parse(res)
     if not rows:
         print('bench-report: no RESULT lines under ' + res, file=sys.stderr)
@@ -732,6 +848,12 @@ def main():
     hook_tax(rep, main8)
     icount(rep, rows)
     sc, cis = scale(rep, rows)
+    if args.readme or args.update_readme:
+        block = readme_block(res, rows, rep.table, boot_walls(res), args.note)
+        if args.readme:
+            sys.stdout.write(block)
+            return 0
+        return update_readme(args.update_readme, block)
     write_txt(res, rep.table, boot_walls(res))
     write_csv(res, rep.csvrows)
     draw_png(res, sc, cis, rows, main8)
