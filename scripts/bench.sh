@@ -33,7 +33,7 @@ while [ "$#" -gt 0 ]; do
 	--icount) scen=-; shift ;;
 	--scenarios) scen=$2; icount=0; shift 2 ;;
 	--results) results=$2; shift 2 ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
+	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
 	*) echo "bench: unknown option $1" >&2; return 2 ;;
 	esac
 done
