@@ -4,7 +4,15 @@
 and bench.png (gnuplot).
 
     scripts/bench-report.py RESULTS_DIR
+    scripts/bench-report.py --readme RESULTS_DIR [--note TEXT]
+    scripts/bench-report.py --update-readme README.md RESULTS_DIR [--note TEXT]
 
+The second form prints, and the third puts between README.md's
+"<!-- bench-table begin -->" and "<!-- bench-table end -->" lines, a
+markdown block: one line of conditions (start date and host load from
+bench.sh's bench.env, which boots ran, which rows are wall-clock and
+which instruction-counted), then the table; neither writes into
+RESULTS_DIR.
 RESULTS_DIR holds one directory per booted scenario (BENCH-8, ...), each
 with its console.log.  Every figure in the table is a ratio of two
 numbers measured in the same boot.  A target that cannot be computed
@@ -12,6 +20,7 @@ numbers measured in the same boot.  A target that cannot be computed
 target is reported, it is not an error.  Exit status: 0, or 1 when no
 RESULT line was found at all.
 """
+import argparse
 import csv
 import os
 import random
@@ -448,9 +457,12 @@ def icount(rep, rows):
 
 
 def scale(rep, rows):
-    """7. Scale: synchronize median per vCPU count.  Returns {cpus: {flavor: us}}."""
+    """7. Scale: synchronize median per vCPU count.  Returns
+    {cpus: {flavor: us}} and {cpus: (low, high)}, the 95 % interval of
+    each trcu/rcu ratio (missing where there were too few calls)."""
     sc = {}
     scen = {}
+    cis = {}
     for r in pick(rows, test='gp', tag='scale'):
         c = int(r['cpus'])
         sc.setdefault(c, {})[r['flavor']] = num(r, 'med_us')
@@ -459,10 +471,12 @@ def scale(rep, rows):
     for c in cpus:
         ci = boot_ci(samples(scen[c], 'gp', 'trcu', 'scale'),
                      samples(scen[c], 'gp', 'rcu', 'scale'))
-        cis = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
+        if ci:
+            cis[c] = ci
+        cit = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
         rep.info(f'scale: synchronize median trcu/rcu at {c} vCPUs',
                  fmt(ratio(sc[c].get('trcu'), sc[c].get('rcu')), 3),
-                 f'{cis}trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
+                 f'{cit}trcu {fmt(sc[c].get("trcu"), 0)} us, rcu '
                  f'{fmt(sc[c].get("rcu"), 0)} us')
     if len(cpus) >= 2:
         lo, hi = cpus[0], cpus[-1]
@@ -474,7 +488,7 @@ def scale(rep, rows):
     else:
         rep.target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
                    lambda v: True, 'needs two scale points')
-    return sc
+    return sc, cis
 
 
 def boot_walls(res):
@@ -514,6 +528,31 @@ def write_csv(res, csvrows):
             wr_.writerow({k: r.get(k, '') for k in keys})
 
 
+GP_FLAVORS = ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'trcu_exp',
+              'rcu_exp')
+
+
+def cpus_axis(cpus):
+    """gnuplot x axis for a vCPU count: log2, a tic at each count measured,
+    and room either side so that a single count is not an empty range."""
+    return (f"set logscale x 2\n"
+            f"set xrange [{min(cpus) / 1.5}:{max(cpus) * 1.5}]\n"
+            f"set xtics (" + ', '.join(f'"{c}" {c}' for c in cpus) + ")\n")
+
+
+# After each panel: the next one starts from gnuplot's defaults.
+AXES_RESET = '''unset logscale
+unset y2tics
+unset y2label
+set ytics mirror
+set xtics norotate autofreq
+set format y
+unset grid
+unset arrow
+set autoscale
+'''
+
+
 def scale_panel(res, sc):
     """The gnuplot panel: synchronize median vs vCPUs ('' without data)."""
     dat = os.path.join(res, 'bench-scale.dat')
@@ -522,59 +561,152 @@ def scale_panel(res, sc):
         for c in cpus:
             f.write(f'{c} {sc[c].get("trcu") or "NaN"} '
                     f'{sc[c].get("rcu") or "NaN"}\n')
-    if not any(sc[c].get('trcu') or sc[c].get('rcu') for c in cpus):
+    series = [(col, fl) for col, fl in ((2, 'trcu'), (3, 'rcu'))
+              if any(sc[c].get(fl) for c in cpus)]
+    if not series:
         return ''
     return f'''
-set title 'synchronize median vs vCPUs (idle)'
+set title 'idle synchronize median vs vCPUs'
 set xlabel 'vCPUs'
-set ylabel 'us'
-set logscale y
-set key top left
-plot '{dat}' using 1:2 with linespoints title 'trcu', \\
-     '{dat}' using 1:3 with linespoints title 'rcu'
-unset logscale y
-'''
+set ylabel 'us (log)'
+{cpus_axis(cpus)}set logscale y
+set format y '%g'
+set key below
+plot ''' + ', \\\n     '.join(f"'{dat}' using 1:{col} with linespoints "
+                             f"pt 7 title '{fl}'" for col, fl in series) + \
+        '\n' + AXES_RESET
 
 
 def gp_panel(res, main8):
-    """The gnuplot panel: GP medians per flavour at 8 vCPUs ('' without data)."""
+    """The gnuplot panel: GP medians of every flavour measured in the
+    BENCH-8 (or smoke) boot, idle and busy ('' without data).  Points
+    rather than bars on a log axis (trcu_exp and srcu take microseconds,
+    busy GPs seconds), and the flavour names rotated so that
+    trcu_bh/rcu_bh do not run into each other."""
     dat2 = os.path.join(res, 'bench-gp.dat')
-    gp_seen = False
-    with open(dat2, 'w') as f:
-        for fl in ('trcu', 'rcu', 'trcu_bh', 'rcu_bh', 'srcu', 'rcu_exp'):
-            vi = one(pick(main8, test='gp', tag='idle'), 'med_us', flavor=fl)
-            vb = one(pick(main8, test='gp', tag='busy'), 'med_us', flavor=fl)
-            gp_seen = gp_seen or vi is not None or vb is not None
-            f.write(f'{fl} {vi if vi is not None else "NaN"} '
-                    f'{vb if vb is not None else "NaN"}\n')
-    if not gp_seen:
+    gp = pick(main8, test='gp')
+    meds = []
+    for fl in GP_FLAVORS:
+        vi = one(pick(gp, tag='idle'), 'med_us', flavor=fl)
+        vb = one(pick(gp, tag='busy'), 'med_us', flavor=fl)
+        if vi is not None or vb is not None:
+            meds.append((fl, vi, vb))
+    if not meds:
         return ''
+    with open(dat2, 'w') as f:
+        f.write('# x flavour idle_med_us busy_med_us\n')
+        for x, (fl, vi, vb) in enumerate(meds):
+            f.write(f'{x} {fl} {vi if vi is not None else "NaN"} '
+                    f'{vb if vb is not None else "NaN"}\n')
+    vals = [v for m in meds for v in m[1:] if v]
+    cpus = sorted({r['cpus'] for r in gp if r.get('cpus')}, key=int)
+    ncpu = ', ' + '/'.join(cpus) + ' vCPUs' if cpus else ''
+    series = []
+    if any(m[1] is not None for m in meds):
+        series.append(f"'{dat2}' using ($1-0.1):3:xtic(2) with points "
+                      f"pt 7 ps 1.6 title 'idle'")
+    if any(m[2] is not None for m in meds):
+        series.append(f"'{dat2}' using ($1+0.1):4" +
+                      ('' if series else ':xtic(2)') +
+                      " with points pt 5 ps 1.6 title 'busy'")
     return f'''
-set title 'synchronize median per flavour'
+set title 'synchronize median per flavour{ncpu}'
 set xlabel ''
-set ylabel 'us'
+set ylabel 'us (log)'
 set logscale y
-set style data histograms
-set style fill solid 0.6
-set key top right
-plot '{dat2}' using 2:xtic(1) title 'idle', '' using 3 title 'busy'
-unset logscale y
-'''
+set format y '%g'
+set yrange [{min(vals) / 3}:{max(vals) * 40}]
+set xrange [-0.6:{len(meds) - 0.4}]
+set xtics rotate by -40 nomirror
+set grid ytics
+set key inside top right horizontal
+plot ''' + ', \\\n     '.join(series) + '\n' + AXES_RESET
 
 
-def draw_png(res, sc, main8):
-    """bench.png: synchronize median vs vCPUs, and the GP medians at 8.
-    A partial run (--scenarios without BENCH-8, say) has no numbers for
-    one panel, and gnuplot fails on a plot whose points are all NaN:
-    draw only the panels that have data."""
-    panels = [p for p in (scale_panel(res, sc), gp_panel(res, main8)) if p]
+def root_locks(rows):
+    """{fanout: {cpus: root-level acquisitions per GP}} of trcu, from the
+    contention rows (BENCH-32 and BENCH-SMOKE run them)."""
+    out = {}
+    for r in pick(rows, test='contention', level='0'):
+        v = num(r, 'acq_per_gp')
+        if v is not None and r.get('cpus') and r.get('fanout'):
+            out.setdefault(int(r['fanout']), {})[int(r['cpus'])] = v
+    return out
+
+
+def ratio_panel(res, sc, cis, locks):
+    """The gnuplot panel of the scale rows that decide the targets: the
+    idle synchronize median trcu/rcu against vCPUs with its bootstrap
+    95 % interval (the dotted line is the target, 1.0), and on the
+    right axis trcu's root-lock acquisitions per GP against vCPUs, one
+    series per fanout measured.  Either half is left out when the run
+    has no data for it; '' when it has none for both."""
+    dat = os.path.join(res, 'bench-ratio.dat')
+    pts = []
+    for c in sorted(sc):
+        r = ratio(sc[c].get('trcu'), sc[c].get('rcu'))
+        if r is not None:
+            lo, hi = cis.get(c, (r, r))
+            pts.append((c, r, lo, hi))
+    with open(dat, 'w') as f:
+        f.write('# vcpus trcu/rcu ci_low ci_high\n')
+        for p in pts:
+            f.write(' '.join(str(x) for x in p) + '\n')
+    datl = os.path.join(res, 'bench-rootlock.dat')
+    fos = sorted(locks)
+    with open(datl, 'w') as f:
+        for fo in fos:
+            f.write(f'# fanout {fo}: vcpus root_acq_per_gp\n')
+            for c in sorted(locks[fo]):
+                f.write(f'{c} {locks[fo][c]}\n')
+            f.write('\n\n')
+    if not pts and not fos:
+        return ''
+    cpus = sorted({p[0] for p in pts} |
+                  {c for fo in fos for c in locks[fo]})
+    series = []
+    if pts:
+        series.append(f"'{dat}' using 1:2:3:4 with yerrorlines pt 7 lw 2 "
+                      f"title 'trcu/rcu, 95% CI'")
+    for i, fo in enumerate(fos):
+        series.append(f"'{datl}' index {i} using 1:2 axes x1y2 with "
+                      f"linespoints pt {4 + 2 * i} ps 1.6 dt 2 "
+                      f"title 'root lock, fanout {fo}'")
+    y2 = ''
+    if fos:
+        y2 = ("set y2label 'trcu root-lock acquisitions per GP (dashed)'\n"
+              "set y2tics\nset ytics nomirror\nset y2range [0:*]\n")
+    title = 'scale: trcu/rcu and root lock vs vCPUs'
+    if not fos:
+        title += '\\n(no root-lock rows in this run)'
+    elif not pts:
+        title += '\\n(no scale rows in this run)'
+    return f'''
+set title "{title}"
+set xlabel 'vCPUs'
+set ylabel 'idle synchronize median trcu/rcu (target <= 1)'
+{cpus_axis(cpus)}set yrange [0:{max([1.2] + [p[3] * 1.15 for p in pts])}]
+{y2}set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lc rgb 'gray40'
+set key below horizontal maxcols 2
+plot ''' + ', \\\n     '.join(series) + '\n' + AXES_RESET
+
+
+def draw_png(res, sc, cis, rows, main8):
+    """bench.png: synchronize median vs vCPUs, the GP medians of every
+    flavour at 8 vCPUs, and the trcu/rcu ratio with root-lock
+    acquisitions against vCPUs.  A partial run (--scenarios without
+    BENCH-8, the smoke run's single scenario) has no numbers for some
+    panels or series, and gnuplot fails on a plot whose points are all
+    NaN: draw only the panels and series that have data."""
+    panels = [p for p in (scale_panel(res, sc), gp_panel(res, main8),
+                          ratio_panel(res, sc, cis, root_locks(rows))) if p]
     if not panels:
         print('bench-report: no latency numbers, bench.png not drawn',
               file=sys.stderr)
         return
     png = os.path.join(res, 'bench.png')
     gp = f'''
-set terminal png size {550 * len(panels)},450 noenhanced
+set terminal png size {600 * len(panels)},540 noenhanced
 set output '{png}'
 set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.path.abspath(res))}, QEMU TCG)'
 ''' + ''.join(panels) + 'unset multiplot\n'
@@ -588,11 +720,118 @@ set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.pat
               file=sys.stderr)
 
 
+README_BEGIN = '<!-- bench-table begin -->'
+README_END = '<!-- bench-table end -->'
+# What a full `make bench` boots (scripts/bench.sh without options).
+FULL_RUN = ('BENCH-8', 'BENCH-16', 'BENCH-32', 'BENCH-64', 'BENCH-ICOUNT-1',
+            'BENCH-ICOUNT-2')
+
+
+def read_env(res):
+    """bench.sh's bench.env: {key: rest of the line} ({} if absent)."""
+    env = {}
+    try:
+        with open(os.path.join(res, 'bench.env')) as f:
+            for line in f:
+                k, _, v = line.strip().partition(' ')
+                env[k] = v
+    except OSError:
+        pass
+    return env
+
+
+def conditions(res, rows, note):
+    """One line: when, how loaded the host was, which boots, which clock."""
+    env = read_env(res)
+    scens = sorted({r['scenario'] for r in rows},
+                   key=lambda s: (not s[6:].isdigit(),
+                                  int(s[6:]) if s[6:].isdigit() else 0, s))
+    out = []
+    if 'date' in env:
+        out.append(env['date'].replace('T', ' ').replace('Z', ' UTC'))
+    else:
+        out.append('start date not recorded (no bench.env)')
+    if 'loadavg' in env:
+        cores = f' on {env["nproc"]} host CPUs' if 'nproc' in env else ''
+        out.append(f'host load average {env["loadavg"]} (1/5/15 min) at '
+                   f'the start{cores}')
+    else:
+        out.append('host load not recorded')
+    if 'BENCH-SMOKE' in scens:
+        out.append('BENCH-SMOKE (tiny counts: checks that each '
+                   'measurement runs, not how fast)')
+    elif all(s in scens for s in FULL_RUN):
+        out.append('full make bench: ' + ', '.join(scens))
+    else:
+        out.append(', '.join(scens) + ' only, not the full make bench '
+                   '(not run: ' +
+                   ', '.join(s for s in FULL_RUN if s not in scens) + ')')
+    if icount_rows(rows):
+        out.append('clock: the rows marked icount are instruction counts '
+                   '(-icount shift=0), all others wall-clock under QEMU TCG')
+    else:
+        out.append('clock: every row wall-clock under QEMU TCG (no -icount '
+                   'boot in this run)')
+    if note:
+        out.append(note)
+    return f'Conditions: results {os.path.basename(os.path.abspath(res))}, ' + \
+        '; '.join(out) + '.'
+
+
+def md_cell(text):
+    return str(text).strip().replace('|', '\\|')
+
+
+def readme_block(res, rows, table, walls, note):
+    """The markdown block README's Measurements section holds: the
+    conditions line first, then the whole targets table."""
+    out = [conditions(res, rows, note), '',
+           '| target | measured | goal | status | clock | detail |',
+           '|---|---:|---|---|---|---|']
+    for name, val, goal, status, detail in table:
+        clock = 'icount' if ('instruction-counted' in name or
+                             name.startswith('icount')) else 'TCG'
+        out.append('| ' + ' | '.join(md_cell(x) for x in
+                                     (name, val, goal, status, clock,
+                                      detail)) + ' |')
+    out += ['', 'Boots: ' + ('; '.join(walls) if walls else 'n/a') + '.']
+    return '\n'.join(out) + '\n'
+
+
+def update_readme(path, block):
+    """Replace what is between README_BEGIN and README_END in @path."""
+    with open(path) as f:
+        text = f.read()
+    b = text.find(README_BEGIN)
+    e = text.find(README_END)
+    if b < 0 or e < b:
+        print(f'bench-report: {path} has no {README_BEGIN} ... '
+              f'{README_END} markers', file=sys.stderr)
+        return 1
+    b += len(README_BEGIN)
+    with open(path, 'w') as f:
+        f.write(text[:b] + '\n' + block + text[e:])
+    return 0
+
+
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    res = sys.argv[1]
+    ap = argparse.ArgumentParser(
+        description='Turn the RESULT lines of a make bench run into '
+        'bench.txt, bench.csv and bench.png, or into the markdown block '
+        'of README.md\'s Measurements section.')
+    ap.add_argument('results', metavar='RESULTS_DIR')
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument('--readme', action='store_true',
+                      help='print the README block (conditions line, then '
+                      'the table) instead of writing bench.txt/csv/png')
+    mode.add_argument('--update-readme', metavar='README',
+                      help='put the README block between the '
+                      f'"{README_BEGIN}" and "{README_END}" lines of README')
+    ap.add_argument('--note', default='',
+                    help='appended to the conditions line (what bench.env '
+                    'cannot know, e.g. other guests on the host)')
+    args = ap.parse_args()
+    res = args.results
     rows = parse(res)
     if not rows:
         print('bench-report: no RESULT lines under ' + res, file=sys.stderr)
@@ -608,10 +847,16 @@ def main():
     contention(rep, rows)
     hook_tax(rep, main8)
     icount(rep, rows)
-    sc = scale(rep, rows)
+    sc, cis = scale(rep, rows)
+    if args.readme or args.update_readme:
+        block = readme_block(res, rows, rep.table, boot_walls(res), args.note)
+        if args.readme:
+            sys.stdout.write(block)
+            return 0
+        return update_readme(args.update_readme, block)
     write_txt(res, rep.table, boot_walls(res))
     write_csv(res, rep.csvrows)
-    draw_png(res, sc, main8)
+    draw_png(res, sc, cis, rows, main8)
     return 0
 
 

@@ -7,6 +7,7 @@
 #   results/<timestamp>/bench.txt   table: each issue target, as a ratio
 #   results/<timestamp>/bench.csv   every number
 #   results/<timestamp>/bench.png   gnuplot: latency vs vCPUs, per flavour
+#   results/<timestamp>/bench.env   date, host load average, scenarios
 #
 #   scripts/bench.sh                 BENCH-8, BENCH-16, BENCH-32, BENCH-64, then
 #                                    BENCH-ICOUNT twice (instruction-counted:
@@ -32,7 +33,7 @@ while [ "$#" -gt 0 ]; do
 	--icount) scen=-; shift ;;
 	--scenarios) scen=$2; icount=0; shift 2 ;;
 	--results) results=$2; shift 2 ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
+	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;;
 	*) echo "bench: unknown option $1" >&2; return 2 ;;
 	esac
 done
@@ -54,6 +55,15 @@ if ! make -C "$TOP" >"$TOP/build/build.log" 2>&1; then
 	return 1
 fi
 local start=$SECONDS rc=0
+# The conditions of the run, for the report's first line: when it
+# started, how loaded the host already was (other guests share the
+# cores, and TCG timings are wall-clock) and what was asked for.
+{
+	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "nproc $(nproc)"
+	echo "scenarios $scen$([ "$icount" = 1 ] && echo ,BENCH-ICOUNT-1,BENCH-ICOUNT-2)"
+} >"$results/bench.env"
 # run-qemu.sh schedules the guests, one at a time as always (--jobs 1), so
 # that no second guest of ours competes for the host cores during a
 # measurement.  Its summary.rows (the harness's one row format) gives
