@@ -608,17 +608,24 @@ qs:
 /*
  * Send @func to every CPU in @rsp->ipi_mask but this one, without waiting
  * for it to run, and count the time the sending took (rcustats ipi_send).
- * Caller: the GP kthread, the only sender, so the mask and the counters
- * need no lock; no locks held, irqs on.
+ * One smp_call_function_many() gives each target its own entry of this
+ * CPU's per-target set, so the IPIs go out together.  A loop of
+ * smp_call_function_single(wait=0) reuses one entry of the sender and,
+ * before each send, waits until the previous target has run the previous
+ * function: one holdout with irqs off held up every send behind it.
+ * This CPU is left out: the GP kthread runs here, in no reader, and a
+ * nudge or kick sent to itself (run at once, not from an interrupt) did
+ * nothing.  Caller: the GP kthread, the only sender, so the mask and the
+ * counters need no lock; no locks held, irqs on.
  */
 static void trcu_send_ipis(struct trcu_state *rsp, smp_call_func_t func,
 			   void *info)
 {
 	u64 t = ktime_get_ns();
-	int cpu;
 
-	for_each_cpu(cpu, rsp->ipi_mask)
-		smp_call_function_single(cpu, func, info, 0);
+	preempt_disable();	/* smp_call_function_many() wants it */
+	smp_call_function_many(rsp->ipi_mask, func, info, false);
+	preempt_enable();
 	t = ktime_get_ns() - t;
 	rsp->n_ipi_send++;
 	rsp->ipi_send_ns += t;
