@@ -156,6 +156,9 @@ DEFINE_SHOW_ATTRIBUTE(trcu_debugfs_rcuhier);
  *   trcu: gps=C
  *   adopt_not_done=D                      (dead CPUs' callbacks adopted
  *                                          while still waiting for a GP)
+ *   ipi_send=S ns=T max_ns=M              (S sends of IPIs by the GP
+ *                                          kthread, T ns spent in them,
+ *                                          M in the longest)
  *   level=L nodes=N children=K lock=A     (K: children of all N nodes:
  *                                          nodes of level L+1, or CPUs)
  *   cpu=N ipi=I ipi_idle=J wake_idle=W wake_idle_req=R
@@ -209,6 +212,10 @@ static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%s: gps=%ld\nadopt_not_done=%lu\n", rsp->name,
 			   READ_ONCE(rsp->completed),
 			   READ_ONCE(rsp->n_adopt_not_done));
+		seq_printf(m, "ipi_send=%lu ns=%llu max_ns=%llu\n",
+			   READ_ONCE(rsp->n_ipi_send),
+			   READ_ONCE(rsp->ipi_send_ns),
+			   READ_ONCE(rsp->ipi_send_max_ns));
 		if (trcu_debugfs_ready(rsp))
 			trcu_debugfs_stats_one(m, rsp);
 	}

@@ -106,8 +106,15 @@ static void __exit trcu_exit(void)
 	trcu_barrier();		/*  the barrier that waits for them */
 	trcu_barrier_bh();
 	trcu_exp_exit();	/* expedited GPs: pending wakeups */
-	for (i = 0; i < TRCU_NR_FLAVORS; i++)
-		trcu_gp_kthread_stop(&trcu_states[i]);
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		struct trcu_state *rsp = &trcu_states[i];
+
+		trcu_gp_kthread_stop(rsp);
+		pr_info("%s: %lu IPI sends by the GP kthread, %llu us in all, longest %llu us\n",
+			rsp->name, rsp->n_ipi_send,
+			div_u64(rsp->ipi_send_ns, NSEC_PER_USEC),
+			div_u64(rsp->ipi_send_max_ns, NSEC_PER_USEC));
+	}
 	trcu_hooks_exit();
 	trcu_hotplug_exit();
 	on_each_cpu(trcu_ipi_flush, NULL, 1);

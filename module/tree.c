@@ -100,7 +100,9 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 	}
 
 	rsp->rda = alloc_percpu(struct trcu_data);
-	if (!rsp->rda) {
+	if (!rsp->rda || !zalloc_cpumask_var(&rsp->ipi_mask, GFP_KERNEL)) {
+		free_percpu(rsp->rda);
+		rsp->rda = NULL;
 		kfree(rsp->node);
 		rsp->node = NULL;
 		return -ENOMEM;
@@ -147,6 +149,7 @@ void trcu_tree_free(struct trcu_state *rsp)
 	 */
 	free_percpu(rsp->rda);
 	kfree(rsp->node);
+	free_cpumask_var(rsp->ipi_mask);
 	rsp->rda = NULL;
 	rsp->node = NULL;
 }
@@ -603,6 +606,34 @@ qs:
 }
 
 /*
+ * Send @func to every CPU in @rsp->ipi_mask but this one, without waiting
+ * for it to run, and count the time the sending took (rcustats ipi_send).
+ * One smp_call_function_many() gives each target its own entry of this
+ * CPU's per-target set, so the IPIs go out together.  A loop of
+ * smp_call_function_single(wait=0) reuses one entry of the sender and,
+ * before each send, waits until the previous target has run the previous
+ * function: one holdout with irqs off held up every send behind it.
+ * This CPU is left out: the GP kthread runs here, in no reader, and a
+ * nudge or kick sent to itself (run at once, not from an interrupt) did
+ * nothing.  Caller: the GP kthread, the only sender, so the mask and the
+ * counters need no lock; no locks held, irqs on.
+ */
+static void trcu_send_ipis(struct trcu_state *rsp, smp_call_func_t func,
+			   void *info)
+{
+	u64 t = ktime_get_ns();
+
+	preempt_disable();	/* smp_call_function_many() wants it */
+	smp_call_function_many(rsp->ipi_mask, func, info, false);
+	preempt_enable();
+	t = ktime_get_ns() - t;
+	rsp->n_ipi_send++;
+	rsp->ipi_send_ns += t;
+	if (t > rsp->ipi_send_max_ns)
+		rsp->ipi_send_max_ns = t;
+}
+
+/*
  * force_quiescent_state(): phase 1 (first call of a GP) snapshots the
  * dynticks counters of every CPU the GP still waits for and credits those
  * idle right now; later calls credit those whose counter moved or is
@@ -613,19 +644,18 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp)
 {
 	struct trcu_node *rnp;
 	unsigned long flags, mask, qs;
-	cpumask_var_t nudge;
-	bool snapshot, have_mask;
+	bool snapshot;
 	long gpnum;
 	int cpu, credited = 0;
 
-	have_mask = zalloc_cpumask_var(&nudge, GFP_KERNEL);
+	cpumask_clear(rsp->ipi_mask);
 	raw_spin_lock_irqsave(&rsp->fqslock, flags);
 	rsp->n_force_qs++;
 	gpnum = READ_ONCE(rsp->gpnum);
 	if (gpnum == READ_ONCE(rsp->completed)) {
 		rsp->n_force_qs_ngp++;
 		raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
-		goto out;
+		return;
 	}
 	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;
 	trcu_for_each_leaf(rsp, rnp) {
@@ -640,9 +670,9 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp)
 				continue;
 			if (trcu_fqs_check_cpu(rsp, rdp, snapshot))
 				qs |= rdp->grpmask;
-			else if (!snapshot && have_mask && cpu_online(cpu) &&
+			else if (!snapshot && cpu_online(cpu) &&
 				 !trcu_dynticks_cpu_idle(cpu))
-				cpumask_set_cpu(cpu, nudge);
+				cpumask_set_cpu(cpu, rsp->ipi_mask);
 		}
 		if (!qs)
 			continue;
@@ -662,19 +692,15 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp)
 	rsp->signaled = TRCU_FORCE_QS;
 	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
 	trace_trcu_fqs(rsp->name, gpnum, snapshot, credited,
-		       have_mask ? cpumask_weight(nudge) : 0);
-
-	if (have_mask) {
-		/* IPIs need irqs on: sent after dropping fqslock. */
-		for_each_cpu(cpu, nudge) {
-			per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
-			trcu_count_ipi(rsp, cpu);
-			smp_call_function_single(cpu, trcu_nudge_cpu, NULL, 0);
-		}
+		       cpumask_weight(rsp->ipi_mask));
+	if (cpumask_empty(rsp->ipi_mask))
+		return;
+	for_each_cpu(cpu, rsp->ipi_mask) {
+		per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
+		trcu_count_ipi(rsp, cpu);
 	}
-out:
-	if (have_mask)
-		free_cpumask_var(nudge);
+	/* IPIs need irqs on: sent after dropping fqslock. */
+	trcu_send_ipis(rsp, trcu_nudge_cpu, NULL);
 }
 
 /* Does @rsp need a new grace period?  Lockless peek by the GP kthread. */
@@ -785,14 +811,17 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 		raw_spin_unlock_irq(&rnp->lock);
 	}
 	smp_mb();	/* ->completed before the qlen/idle peeks below. */
+	cpumask_clear(rsp->ipi_mask);
 	for_each_online_cpu(cpu) {
 		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
 
 		if (READ_ONCE(rdp->qlen) && trcu_dynticks_cpu_idle(cpu)) {
 			trcu_count_ipi(rsp, cpu);
-			smp_call_function_single(cpu, trcu_kick_cpu, rsp, 0);
+			cpumask_set_cpu(cpu, rsp->ipi_mask);
 		}
 	}
+	if (!cpumask_empty(rsp->ipi_mask))
+		trcu_send_ipis(rsp, trcu_kick_cpu, rsp);
 }
 
 /* Root qsmask empty while a GP runs: the GP may be cleaned up. */

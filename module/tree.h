@@ -239,6 +239,13 @@ struct trcu_state {
 					/*  still waiting for a GP (moved */
 					/*  past DONE); hotplug serializes. */
 
+	/* IPIs the GP kthread sends (fqs nudges, GP-end kicks): */
+	cpumask_var_t ipi_mask;		/* Targets of one send (GP kthread */
+					/*  only, so no lock). */
+	unsigned long n_ipi_send;	/* Sends (one per target set). */
+	u64 ipi_send_ns;		/* Time spent in them, in all ... */
+	u64 ipi_send_max_ns;		/* ... and in the longest one. */
+
 	unsigned long gp_start;		/* jiffies at GP start. */
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
 

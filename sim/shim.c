@@ -297,6 +297,17 @@ int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
 	return 0;
 }
 
+/* Every CPU of @mask but the sender, queued as smp_call_function_single(). */
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t func,
+			    void *info, bool wait)
+{
+	int cpu;
+
+	for_each_cpu(cpu, mask)
+		if (cpu != sim_cur_cpu)
+			smp_call_function_single(cpu, func, info, wait);
+}
+
 /* Pop and run @cpu's tasklets (softirq context).  Returns how many. */
 int sim_run_tasklets(int cpu)
 {

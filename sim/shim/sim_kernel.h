@@ -22,9 +22,10 @@
  *   - wait queues, completions, kthreads: tasks are coroutines (ucontext)
  *     that the simulator resumes on their CPU when woken; wait_event*()
  *     yields back to it.
- *   - tasklets, irq_work, smp_call_function_single(): queued per CPU and
- *     delivered by the simulator as events (an IPI to an idle CPU wakes
- *     it, and is counted).
+ *   - tasklets, irq_work, smp_call_function_single() and _many(): queued
+ *     per CPU and delivered by the simulator as events (an IPI to an idle
+ *     CPU wakes it, and is counted).
+ *   - ktime_get_ns(): jiffies in ns; no time passes within a tick.
  *   - cpuhp_setup_state(): records the prepare/dead callbacks, which the
  *     simulator calls when it plugs CPUs.
  *   - WARN_ON*(): counted as errors.  Tracepoints: no-ops.
@@ -263,11 +264,26 @@ static inline int cpumask_weight(const struct cpumask *m)
 		n += __builtin_popcountl(m->bits[i]);
 	return n;
 }
+static inline void cpumask_clear(struct cpumask *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+static inline bool cpumask_empty(const struct cpumask *m)
+{
+	return !cpumask_weight(m);
+}
 #define cpus_read_lock()	do { } while (0)
 #define cpus_read_unlock()	do { } while (0)
 
 /* ---- jiffies ---- */
 extern unsigned long jiffies;
+/* No time within a tick: only whole jiffies pass (4 ms each at HZ 250). */
+#define NSEC_PER_USEC		1000ULL
+static inline u64 ktime_get_ns(void)
+{
+	return (u64)jiffies * 4000000ULL;
+}
+#define div_u64(a, b)		((u64)(a) / (b))
 #define time_after(a, b)	((long)((b) - (a)) < 0)
 #define time_before(a, b)	time_after(b, a)
 #define time_after_eq(a, b)	((long)((a) - (b)) >= 0)
@@ -350,6 +366,8 @@ bool irq_work_queue(struct irq_work *w);
 typedef void (*smp_call_func_t)(void *info);
 int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
 			     int wait);
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t func,
+			    void *info, bool wait);
 
 /* ---- hotplug states ---- */
 #define CPUHP_BP_PREPARE_DYN	1
