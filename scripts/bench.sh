@@ -4,7 +4,7 @@
 # make bench: boot the bench configurations, one guest per vCPU count,
 # each measuring trcu against rcu/rcu_bh/srcu in that same boot
 # (guest/tests/bench.sh, torture/trcuscale.ko), then write
-#   results/<timestamp>/bench.txt   table: each issue target, as a ratio
+#   results/<timestamp>/bench.txt   table: each performance target, as a ratio
 #   results/<timestamp>/bench.csv   every number
 #   results/<timestamp>/bench.png   gnuplot: latency vs vCPUs, per flavour
 #   results/<timestamp>/bench.env   date, host load average, scenarios

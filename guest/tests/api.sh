@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# API: trcu's issue-6 API outside the torture, through trcutest.ko:
+# API: the polled, expedited and kfree_trcu() API outside the torture,
+# through trcutest.ko:
 # polled grace periods across the cookie wrap (ULONG_MAX -> 0 happens in
 # the first 300 GPs of a fresh trcu.ko), the latency of synchronize_trcu()
 # against synchronize_trcu_expedited(), trcu_bh readers across an
