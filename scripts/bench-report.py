@@ -486,7 +486,7 @@ def scale(rep, rows):
                    '<= 1.0', lambda v: v <= 1.0,
                    f'trcu x{fmt(gt)}, rcu x{fmt(gr)}')
     else:
-        rep.target('latency growth 8->64 vCPUs trcu/rcu', None, '<= 1.0',
+        rep.target('latency growth 8->128 vCPUs trcu/rcu', None, '<= 1.0',
                    lambda v: True, 'needs two scale points')
     return sc, cis
 
@@ -723,8 +723,8 @@ set multiplot layout 1,{len(panels)} title 'trcu bench ({os.path.basename(os.pat
 README_BEGIN = '<!-- bench-table begin -->'
 README_END = '<!-- bench-table end -->'
 # What a full `make bench` boots (scripts/bench.sh without options).
-FULL_RUN = ('BENCH-8', 'BENCH-16', 'BENCH-32', 'BENCH-64', 'BENCH-ICOUNT-1',
-            'BENCH-ICOUNT-2')
+FULL_RUN = ('BENCH-8', 'BENCH-16', 'BENCH-32', 'BENCH-64', 'BENCH-128',
+            'BENCH-ICOUNT-1', 'BENCH-ICOUNT-2')
 
 
 def read_env(res):

@@ -9,7 +9,7 @@
 #   results/<timestamp>/bench.png   gnuplot: latency vs vCPUs, per flavour
 #   results/<timestamp>/bench.env   date, host load average, scenarios
 #
-#   scripts/bench.sh                 BENCH-8, BENCH-16, BENCH-32, BENCH-64, then
+#   scripts/bench.sh                 BENCH-8, -16, -32, -64, -128, then
 #                                    BENCH-ICOUNT twice (instruction-counted:
 #                                    hook tax and read costs; two boots, so
 #                                    that the report can say they agree)
@@ -42,7 +42,7 @@ if [ -z "$scen" ]; then
 	if [ "$smoke" = 1 ]; then
 		scen=BENCH-SMOKE
 	else
-		scen=BENCH-8,BENCH-16,BENCH-32,BENCH-64
+		scen=BENCH-8,BENCH-16,BENCH-32,BENCH-64,BENCH-128
 	fi
 fi
 [ -n "$results" ] || results=$TOP/results/$(date +%Y%m%d-%H%M%S)
