@@ -784,11 +784,16 @@ def md_cell(text):
 
 def readme_block(res, rows, table, walls, note):
     """The markdown block README's Measurements section holds: the
-    conditions line first, then the whole targets table."""
+    conditions line first, then the rows that have a goal and the
+    per-vCPU scale rows (the other info rows and the per-round lists stay
+    in bench.txt, to keep README a user's page)."""
     out = [conditions(res, rows, note), '',
            '| target | measured | goal | status | clock | detail |',
            '|---|---:|---|---|---|---|']
     for name, val, goal, status, detail in table:
+        if status == 'info' and not name.startswith('scale:'):
+            continue
+        detail = detail.split(' (all: ')[0]
         clock = 'icount' if ('instruction-counted' in name or
                              name.startswith('icount')) else 'TCG'
         out.append('| ' + ' | '.join(md_cell(x) for x in
