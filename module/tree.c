@@ -607,7 +607,8 @@ qs:
 
 /*
  * Send @func to every CPU in @rsp->ipi_mask but this one, without waiting
- * for it to run, and count the time the sending took (rcustats ipi_send).
+ * for it to run, and count the time the sending took (rcustats ipi_send);
+ * nothing if the mask is empty.
  * One smp_call_function_many() gives each target its own entry of this
  * CPU's per-target set, so the IPIs go out together.  A loop of
  * smp_call_function_single(wait=0) reuses one entry of the sender and,
@@ -621,8 +622,11 @@ qs:
 static void trcu_send_ipis(struct trcu_state *rsp, smp_call_func_t func,
 			   void *info)
 {
-	u64 t = ktime_get_ns();
+	u64 t;
 
+	if (cpumask_empty(rsp->ipi_mask))
+		return;
+	t = ktime_get_ns();
 	preempt_disable();	/* smp_call_function_many() wants it */
 	smp_call_function_many(rsp->ipi_mask, func, info, false);
 	preempt_enable();
@@ -693,8 +697,6 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp)
 	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
 	trace_trcu_fqs(rsp->name, gpnum, snapshot, credited,
 		       cpumask_weight(rsp->ipi_mask));
-	if (cpumask_empty(rsp->ipi_mask))
-		return;
 	for_each_cpu(cpu, rsp->ipi_mask) {
 		per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
 		trcu_count_ipi(rsp, cpu);
@@ -820,8 +822,7 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 			cpumask_set_cpu(cpu, rsp->ipi_mask);
 		}
 	}
-	if (!cpumask_empty(rsp->ipi_mask))
-		trcu_send_ipis(rsp, trcu_kick_cpu, rsp);
+	trcu_send_ipis(rsp, trcu_kick_cpu, rsp);
 }
 
 /* Root qsmask empty while a GP runs: the GP may be cleaned up. */
