@@ -75,7 +75,7 @@ static inline void trcu_read_unlock(void)
  * path that keeps the preempt count balanced and runs no softirq with
  * interrupts disabled, so that the debug kernel survives to report it.
  */
-void trcu_read_bh_misuse(const char *what);
+void trcu_read_bh_misuse(const char *fn, const char *what);
 
 /**
  * trcu_read_lock_bh() - begin a trcu_bh read-side critical section
@@ -85,7 +85,7 @@ void trcu_read_bh_misuse(const char *what);
 static inline void trcu_read_lock_bh(void)
 {
 	if (IS_ENABLED(CONFIG_PROVE_RCU) && unlikely(in_hardirq())) {
-		trcu_read_bh_misuse("trcu_read_lock_bh() in hardirq or NMI context");
+		trcu_read_bh_misuse(__func__, "in hardirq or NMI context");
 		preempt_disable();
 	} else {
 		local_bh_disable();
@@ -104,7 +104,8 @@ static inline void trcu_read_unlock_bh(void)
 	rcu_lock_release(&trcu_bh_lock_map);
 	if (IS_ENABLED(CONFIG_PROVE_RCU) &&
 	    unlikely(in_hardirq() || irqs_disabled())) {
-		trcu_read_bh_misuse("trcu_read_unlock_bh() in hardirq or NMI context or with irqs disabled");
+		trcu_read_bh_misuse(__func__,
+				    "in hardirq or NMI context or with irqs disabled");
 		if (in_hardirq())
 			preempt_enable();
 		else

@@ -73,16 +73,20 @@ EXPORT_SYMBOL_GPL(trcu_read_lock_bh_held);
  *
  * Called by the debug-only path of trcu_read_lock_bh() and
  * trcu_read_unlock_bh() (include/trcu.h) in hardirq or NMI context or
- * with interrupts disabled at the unlock.  Lockdep's "suspicious RCU
- * usage" report, whose stack trace names the caller; rate-limited rather
- * than once, so that each of several wrong uses in one boot is seen.
+ * with interrupts disabled at the unlock (@fn names which, @what the
+ * misuse).  Lockdep's "suspicious RCU usage" report, whose stack trace
+ * names the caller; rate-limited rather than once, so that each of
+ * several wrong uses in one boot is seen.
  */
-void trcu_read_bh_misuse(const char *what)
+void trcu_read_bh_misuse(const char *fn, const char *what)
 {
 	static DEFINE_RATELIMIT_STATE(rs, 10 * HZ, 4);
+	char msg[96];
 
-	if (debug_lockdep_rcu_enabled() && __ratelimit(&rs))
-		lockdep_rcu_suspicious(__FILE__, __LINE__, what);
+	if (!debug_lockdep_rcu_enabled() || !__ratelimit(&rs))
+		return;
+	snprintf(msg, sizeof(msg), "%s() %s", fn, what);
+	lockdep_rcu_suspicious(__FILE__, __LINE__, msg);
 }
 EXPORT_SYMBOL_GPL(trcu_read_bh_misuse);
 #endif
