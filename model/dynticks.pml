@@ -16,7 +16,7 @@
  *                       tick_nohz_idle_enter() kprobe runs: must still
  *                       fail, through the tick_nohz_idle_exit() window
  *   -DFIXED             cpu_idle tracepoint around the halt, irq_enter_rcu()
- *                       kprobe without in_idle, stop_tick only when offline
+ *                       hook without in_idle, stop_tick only when offline
  *   -DFIXED -DNO_IRQ_ENTER_HOOK  the fixed hooks without irq_enter_rcu():
  *                       must fail, else the fixed model proves nothing
  *   -DFIXED -DSCAN_IGNORES_NMI   the fixed hooks, but the scan does not
@@ -165,8 +165,9 @@ task:
 	/* Some task runs: its readers, the counter odd. */
 	maybe_reader(TASK);
 	/*
-	 * __cond_resched() kprobe (trcu_cond_resched_pre()), irqs on: an
-	 * irq in it loses its irq_enter_rcu() probe.
+	 * An irqs-on kprobe handler in task context (trcu's __cond_resched()
+	 * hook was one until it became an ftrace hook; a third party's may
+	 * be): an irq in it loses its irq_enter_rcu() probe.
 	 */
 	if
 	:: kp = 1;

@@ -176,14 +176,14 @@ int trcu_dynticks_snap(int cpu)
  * before the CPU halts (cpu_idle tracepoint, entry), and odd again at the
  * first of: an irq (trcu_irq_enter()), the end of the halt (cpu_idle
  * tracepoint, exit).  So it is even only while the idle task is between
- * the two tracepoints, where no trcu kprobe handler runs: the
- * irq_enter_rcu() probe of an irq arriving there cannot be missed as
- * "nested in another probe's handler" (a kprobe hit while any kprobe
- * pre-handler runs on the CPU is skipped and counted in its nmissed).
- * The hooks that run with irqs on and could be interrupted that way --
- * __cond_resched(), once tick_nohz_idle_enter()/_exit() -- run only with
- * the counter odd, where a missed irq probe changes nothing.  The model
- * in model/ checks this for every interleaving.
+ * the two tracepoints, where no trcu kprobe handler runs.  The
+ * irq_enter_rcu() hook is an ftrace hook, which the kprobes core never
+ * skips; as a kprobe it was skipped when the irq hit inside another
+ * kprobe's handler (counted in its nmissed), and the argument was that
+ * no trcu handler runs with irqs on and the counter even.  That still
+ * holds, so the model in model/, which keeps the kprobe semantics (and an
+ * irqs-on kprobe window in task context), checks the stronger case for
+ * every interleaving.
  */
 
 /*

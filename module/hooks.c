@@ -5,25 +5,34 @@
  *
  *   update_process_times()  kprobe    scheduler tick: QS check, work
  *   sched_switch            tracepoint context switch: QS, both flavours
- *   rcu_note_context_switch() kprobe  every __schedule() entry: QS, both
+ *   rcu_note_context_switch() ftrace  every __schedule() entry: QS, both
  *                                     flavours (instead of sched_switch,
  *                                     only when booted preempt=full)
- *   __cond_resched()        kprobe    caller at preempt count 0: QS
+ *   __cond_resched()        ftrace    caller at preempt count 0: QS
  *                                     (optional: registered if possible)
  *   cpu_idle                tracepoint idle loop about to halt: dynticks
  *                                     counter even; halt over: odd
- *   irq_enter_rcu()         kprobe    irq on idle CPU: counter odd
+ *   irq_enter_rcu()         ftrace    irq on idle CPU: counter odd
  *   tick_nohz_idle_stop_tick()   kprobe  offline CPU about to die: even
  *   NMI_LOCAL, first        NMI handler  NMI on idle CPU: full barrier
  *                                     before other handlers' readers
  *
- * Every handler is notrace and NOKPROBE, runs with preemption off and
- * never sleeps; none calls a probed function.  A kprobe hit while another
- * kprobe's pre-handler runs on the same CPU is skipped by the kprobes
- * core and only counted in its ->nmissed: trcu reports those counts
- * (debugfs rcustats, and a line at unload).  The idle transitions use a
- * tracepoint, not kprobes, so that an irq arriving while they run still
- * has its irq_enter_rcu() probe run (dynticks.c).
+ * "ftrace" is an ftrace_ops of trcu's own whose trampoline calls the
+ * handler directly: the three hooks that run on every interrupt, every
+ * might_sleep() and every __schedule() cost a kprobe's full register save,
+ * hash lookup and recursion bookkeeping there (measured by instruction
+ * count: an interrupt took 346 instructions without trcu and 703 with the
+ * irq_enter_rcu() kprobe).  The tick and the dying CPU's last idle entry
+ * are rare and keep their kprobes (the tick's handler reads an argument
+ * from the saved registers).
+ *
+ * Every handler is notrace and NOKPROBE and never sleeps; none calls a
+ * hooked function.  A kprobe hit while another kprobe's pre-handler runs
+ * on the same CPU is skipped by the kprobes core and only counted in its
+ * ->nmissed: trcu reports those counts (debugfs rcustats, and a line at
+ * unload).  The ftrace hooks are never skipped that way.  The idle
+ * transitions use a tracepoint, not kprobes, so that an irq arriving while
+ * they run still has its irq_enter_rcu() hook run (dynticks.c).
  *
  * What a tick or a context switch means for the grace periods is the
  * engine's business (tree.c: trcu_check_callbacks(), trcu_qs_all_flavors()):
@@ -34,6 +43,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/tracepoint.h>
 #include <linux/sched.h>
 #include <linux/hardirq.h>
@@ -78,8 +88,8 @@ static notrace void trcu_sched_switch(void *data, bool preempt,
 NOKPROBE_SYMBOL(trcu_sched_switch);
 
 /*
- * rcu_note_context_switch() pre-handler: __schedule() calls it on every
- * entry, whether or not it then switches tasks, with irqs off and its own
+ * rcu_note_context_switch() hook: __schedule() calls it on every entry,
+ * whether or not it then switches tasks, with irqs off and its own
  * preemption disabled; nothing that can be inside a trcu or trcu_bh
  * reader calls __schedule().  Used instead of sched_switch when the
  * kernel runs preempt=full: there cond_resched() is a no-op, so CPU-bound
@@ -88,35 +98,44 @@ NOKPROBE_SYMBOL(trcu_sched_switch);
  * need_resched, the reader's preempt_enable() enters __schedule() even
  * if no other task is runnable, and this hook sees it.
  */
-static notrace int trcu_note_cs_pre(struct kprobe *p, struct pt_regs *r)
+static notrace void trcu_note_cs_ft(unsigned long ip, unsigned long pip,
+				    struct ftrace_ops *op,
+				    struct ftrace_regs *fregs)
 {
 	trcu_qs_all_flavors();
-	return 0;
 }
-NOKPROBE_SYMBOL(trcu_note_cs_pre);
+NOKPROBE_SYMBOL(trcu_note_cs_ft);
 
 /*
- * __cond_resched() pre-handler.  cond_resched() is where the kernel's own
- * RCU notes quiescent states in non-preemptible kernels; CPU-bound kernel
+ * __cond_resched() hook.  cond_resched() is where the kernel's own RCU
+ * notes quiescent states in non-preemptible kernels; CPU-bound kernel
  * loops (torture readers among them) call it between critical sections
- * but rarely context-switch.  preempt_count() 1 here means the caller ran
- * at count 0 (the 1 is the kprobe's own), so no trcu or trcu_bh reader
- * can be in progress: a QS for both.  Flags only, like sched_switch.
+ * but rarely context-switch, and might_sleep() calls it too.  The
+ * trampoline adds nothing to the preempt count, so preempt_count() 0 here
+ * is the caller's own: no trcu or trcu_bh reader can be in progress, a QS
+ * for both.  That caller is preemptible, so pin the CPU while the flags
+ * are set (flags only, like sched_switch).
  */
-static notrace int trcu_cond_resched_pre(struct kprobe *p, struct pt_regs *r)
+static notrace void trcu_cond_resched_ft(unsigned long ip, unsigned long pip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
 {
-	if (preempt_count() == 1)
-		trcu_qs_all_flavors();
-	return 0;
+	if (preempt_count())
+		return;
+	preempt_disable_notrace();
+	trcu_qs_all_flavors();
+	preempt_enable_notrace();
 }
-NOKPROBE_SYMBOL(trcu_cond_resched_pre);
+NOKPROBE_SYMBOL(trcu_cond_resched_ft);
 
-static notrace int trcu_irq_enter_pre(struct kprobe *p, struct pt_regs *r)
+/* irq_enter_rcu() hook: hardirq, irqs off.  See dynticks.c. */
+static notrace void trcu_irq_enter_ft(unsigned long ip, unsigned long pip,
+				      struct ftrace_ops *op,
+				      struct ftrace_regs *fregs)
 {
 	trcu_irq_enter();
-	return 0;
 }
-NOKPROBE_SYMBOL(trcu_irq_enter_pre);
+NOKPROBE_SYMBOL(trcu_irq_enter_ft);
 
 static notrace int trcu_stop_tick_pre(struct kprobe *p, struct pt_regs *r)
 {
@@ -145,19 +164,30 @@ static struct kprobe trcu_kp_tick = {
 	.symbol_name = "update_process_times",
 	.pre_handler = trcu_tick_pre,
 };
-static struct kprobe trcu_kp_note_cs = {
-	.symbol_name = "rcu_note_context_switch",
-	.pre_handler = trcu_note_cs_pre,
+
+/*
+ * An ftrace_ops of trcu's own on one function.  No FTRACE_OPS_FL_RECURSION:
+ * the trampoline calls ->func directly, without ftrace's recursion check
+ * and preempt_disable(); the handlers need neither (none calls a traced
+ * function that could lead back to its own hook).
+ */
+struct trcu_fhook {
+	const char *name;		/* the hooked function */
+	struct ftrace_ops ops;
+	bool registered;
 };
-static bool trcu_note_cs_registered;
-static struct kprobe trcu_kp_cond_resched = {
-	.symbol_name = "__cond_resched",
-	.pre_handler = trcu_cond_resched_pre,
+
+static struct trcu_fhook trcu_fh_note_cs = {
+	.name = "rcu_note_context_switch",
+	.ops.func = trcu_note_cs_ft,
 };
-static bool trcu_cond_resched_registered;
-static struct kprobe trcu_kp_irq_enter = {
-	.symbol_name = "irq_enter_rcu",
-	.pre_handler = trcu_irq_enter_pre,
+static struct trcu_fhook trcu_fh_cond_resched = {
+	.name = "__cond_resched",
+	.ops.func = trcu_cond_resched_ft,
+};
+static struct trcu_fhook trcu_fh_irq_enter = {
+	.name = "irq_enter_rcu",
+	.ops.func = trcu_irq_enter_ft,
 };
 static struct kprobe trcu_kp_stop_tick = {
 	.symbol_name = "tick_nohz_idle_stop_tick",
@@ -173,12 +203,44 @@ static void trcu_find_tp(struct tracepoint *tp, void *priv)
 		trcu_tp_switch = tp;
 }
 
+/*
+ * Hook @fh's function: filter first, so that the ops never sees another.
+ * Functions that cannot be traced (notrace, or no ftrace support) fail.
+ */
+static int trcu_register_fhook(struct trcu_fhook *fh)
+{
+	int ret;
+
+	ret = ftrace_set_filter(&fh->ops, (unsigned char *)fh->name,
+				strlen(fh->name), 1);
+	if (!ret)
+		ret = register_ftrace_function(&fh->ops);
+	if (ret) {
+		ftrace_free_filter(&fh->ops);
+		pr_err("cannot hook %s: %d\n", fh->name, ret);
+		return ret;
+	}
+	fh->registered = true;
+	return 0;
+}
+
+/*
+ * Unhook @fh if hooked.  unregister_ftrace_function() returns once no CPU
+ * can be in the handler or the trampoline (it waits for RCU-tasks).
+ */
+static void trcu_unregister_fhook(struct trcu_fhook *fh)
+{
+	if (!fh->registered)
+		return;
+	unregister_ftrace_function(&fh->ops);
+	ftrace_free_filter(&fh->ops);
+	fh->registered = false;
+}
+
 /* Detach whichever context-switch hook trcu_hooks_init() attached. */
 static void trcu_unregister_switch(void)
 {
-	if (trcu_note_cs_registered)
-		unregister_kprobe(&trcu_kp_note_cs);
-	/* ->note_cs_registered stays: trcu_hooks_misses() reports it. */
+	trcu_unregister_fhook(&trcu_fh_note_cs);
 	if (trcu_tp_registered) {
 		tracepoint_probe_unregister(trcu_tp_switch,
 					    (void *)trcu_sched_switch, NULL);
@@ -219,14 +281,9 @@ NOKPROBE_SYMBOL(trcu_nmi_handler);
 static const struct {
 	const char *name;
 	struct kprobe *kp;
-	bool *registered;		/* NULL: always registered */
 } trcu_probes[] = {
-	{ "tick", &trcu_kp_tick, NULL },
-	{ "note_cs", &trcu_kp_note_cs, &trcu_note_cs_registered },
-	{ "cond_resched", &trcu_kp_cond_resched,
-	  &trcu_cond_resched_registered },
-	{ "irq_enter", &trcu_kp_irq_enter, NULL },
-	{ "stop_tick", &trcu_kp_stop_tick, NULL },
+	{ "tick", &trcu_kp_tick },
+	{ "stop_tick", &trcu_kp_stop_tick },
 };
 
 /**
@@ -235,9 +292,9 @@ static const struct {
  * @len: size of @buf
  *
  * A miss is a hit the kprobes core skipped because another kprobe's
- * handler was running on that CPU (or the probe recursed).  None of these
- * can make a busy CPU look idle (dynticks.c): a missed tick costs a QS
- * report, a missed irq_enter happens only with the counter already odd.
+ * handler was running on that CPU (or the probe recursed).  Neither can
+ * make a busy CPU look idle (dynticks.c): a missed tick costs a QS
+ * report, a missed stop_tick leaves a dying CPU non-idle until it dies.
  * Read racily; called by debugfs and at unload.
  */
 void trcu_hooks_misses(char *buf, size_t len)
@@ -246,8 +303,6 @@ void trcu_hooks_misses(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(trcu_probes) && n < len; i++) {
-		if (trcu_probes[i].registered && !*trcu_probes[i].registered)
-			continue;
 		n += scnprintf(buf + n, len - n, "%s%s=%lu", n ? " " : "",
 			       trcu_probes[i].name,
 			       READ_ONCE(trcu_probes[i].kp->nmissed));
@@ -267,9 +322,7 @@ static int trcu_register_switch(void)
 
 	trcu_preempt_full = preempt_model_full();
 	if (trcu_preempt_full) {
-		trcu_note_cs_registered =
-			!trcu_register_kprobe(&trcu_kp_note_cs);
-		if (trcu_note_cs_registered) {
+		if (!trcu_register_fhook(&trcu_fh_note_cs)) {
 			pr_info("preempt=full: context switches seen at rcu_note_context_switch()\n");
 			return 0;
 		}
@@ -320,7 +373,7 @@ int trcu_hooks_init(void)
 		pr_err("cannot register the NMI handler: %d\n", ret);
 		return ret;
 	}
-	ret = trcu_register_kprobe(&trcu_kp_irq_enter);
+	ret = trcu_register_fhook(&trcu_fh_irq_enter);
 	if (ret)
 		goto err_nmi;
 	ret = trcu_register_kprobe(&trcu_kp_stop_tick);
@@ -339,8 +392,7 @@ int trcu_hooks_init(void)
 	if (ret)
 		goto err_switch;
 	/* Optional: without it GPs still end, via ticks and nudges. */
-	trcu_cond_resched_registered =
-		!trcu_register_kprobe(&trcu_kp_cond_resched);
+	trcu_register_fhook(&trcu_fh_cond_resched);
 	return 0;
 
 err_switch:
@@ -350,7 +402,7 @@ err_idle:
 err_stop_tick:
 	unregister_kprobe(&trcu_kp_stop_tick);
 err_irq:
-	unregister_kprobe(&trcu_kp_irq_enter);
+	trcu_unregister_fhook(&trcu_fh_irq_enter);
 err_nmi:
 	unregister_nmi_handler(NMI_LOCAL, "trcu");
 	return ret;
@@ -358,21 +410,21 @@ err_nmi:
 
 /*
  * Unregister every hook, in reverse order, and wait until no handler
- * runs any more (unregister_kprobe() and the tracepoint sync do).  Then
- * report how often each kprobe was skipped.  Caller: module exit, after
- * the GP kthreads stopped (nothing reads the counters any more).
+ * runs any more (unregister_kprobe(), unregister_ftrace_function() and
+ * the tracepoint sync do).  Then report how often each kprobe was
+ * skipped.  Caller: module exit, after the GP kthreads stopped (nothing
+ * reads the counters any more).
  */
 void trcu_hooks_exit(void)
 {
 	char buf[160];
 
-	if (trcu_cond_resched_registered)
-		unregister_kprobe(&trcu_kp_cond_resched);
+	trcu_unregister_fhook(&trcu_fh_cond_resched);
 	unregister_kprobe(&trcu_kp_tick);
 	trcu_unregister_switch();
 	trcu_unregister_idle();
 	unregister_kprobe(&trcu_kp_stop_tick);
-	unregister_kprobe(&trcu_kp_irq_enter);
+	trcu_unregister_fhook(&trcu_fh_irq_enter);
 	/* Waits for running NMI handlers (synchronize_rcu()). */
 	unregister_nmi_handler(NMI_LOCAL, "trcu");
 	trcu_hooks_misses(buf, sizeof(buf));
