@@ -226,6 +226,8 @@ struct trcu_state {
 	long gp_needed;			/* Highest GP number requested by */
 					/*  any CPU; the kthread starts GPs */
 					/*  until ->completed reaches it. */
+	int gp_req_cpu;			/* CPU whose request raised it last */
+					/*  (the GP kthread moves there). */
 	u8 signaled;			/* fqs phase, TRCU_SAVE_DYNTICK/FQS. */
 
 	raw_spinlock_t onofflock;	/* Excludes hotplug changes of */
@@ -250,6 +252,7 @@ struct trcu_state {
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
 
 	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
+	int gp_kthread_cpu;		/* CPU it bound itself to, or -1. */
 	unsigned long gp_activity;	/* jiffies the GP kthread last woke. */
 	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
 	struct irq_work gp_wake_work;	/* deferred wakeup of the above */

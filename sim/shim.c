@@ -297,6 +297,28 @@ int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
 	return 0;
 }
 
+static struct cpumask sim_cpu_masks[SIM_MAX_CPUS];
+
+const struct cpumask *cpumask_of(int cpu)
+{
+	struct cpumask *m = &sim_cpu_masks[cpu];
+
+	cpumask_clear(m);
+	cpumask_set_cpu(cpu, m);
+	return m;
+}
+
+/* The task runs on that CPU from its next wakeup on. */
+int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
+{
+	int cpu = sim_next_in(-1, m);
+
+	if (cpu >= nr_cpu_ids)
+		return -EINVAL;
+	p->cpu = cpu;
+	return 0;
+}
+
 /* Every CPU of @mask but the sender, queued as smp_call_function_single(). */
 void smp_call_function_many(const struct cpumask *mask, smp_call_func_t func,
 			    void *info, bool wait)

@@ -268,6 +268,9 @@ static inline void cpumask_clear(struct cpumask *m)
 {
 	memset(m, 0, sizeof(*m));
 }
+const struct cpumask *cpumask_of(int cpu);
+/* Moves the simulated task to the first CPU of @m. */
+int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m);
 static inline bool cpumask_empty(const struct cpumask *m)
 {
 	return !cpumask_weight(m);
@@ -337,6 +340,10 @@ void wait_for_completion(struct completion *c);
 struct task_struct *sim_kthread_run(int (*fn)(void *), void *arg,
 				    const char *name);
 #define kthread_run(fn, arg, fmt, ...)	sim_kthread_run(fn, arg, fmt)
+/* Created runnable; the simulator has no scheduling classes. */
+#define kthread_create(fn, arg, fmt, ...) sim_kthread_run(fn, arg, fmt)
+#define wake_up_process(t)	((void)(t))
+#define sched_set_fifo_low(t)	((void)(t))
 #define kthread_should_stop()	false
 #define kthread_stop(t)		((void)(t))
 #define IS_ERR(p)		((p) == NULL)
