@@ -286,6 +286,8 @@ bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 	trace_trcu_batch_end(rsp->name, count);
 	if (rdp->blimit == LONG_MAX && rdp->qlen <= trcu_qlowmark)
 		rdp->blimit = trcu_blimit;
+	if (rdp->qlen < rdp->qlen_last_fqs)
+		rdp->qlen_last_fqs = rdp->qlen;
 	more = !trcu_seg_empty(rdp, TRCU_DONE_TAIL);
 	local_irq_restore(flags);
 	return more;

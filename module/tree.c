@@ -131,6 +131,7 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 	rsp->completed = TRCU_GP_INITVAL;
 	rsp->gp_needed = TRCU_GP_INITVAL;
 	rsp->gp_kthread_cpu = -1;
+	rsp->gp_waiter_cpu = -1;
 	raw_spin_lock_init(&rsp->onofflock);
 	raw_spin_lock_init(&rsp->fqslock);
 	init_waitqueue_head(&rsp->gp_wq);
@@ -318,7 +319,6 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 	trcu_node_lock(rnp);
 	if (gpnum > rsp->gp_needed) {
 		WRITE_ONCE(rsp->gp_needed, gpnum);
-		WRITE_ONCE(rsp->gp_req_cpu, rdp->cpu);
 		wake = true;
 	}
 	raw_spin_unlock(&rnp->lock);
@@ -873,22 +873,38 @@ static void trcu_gp_woke(struct trcu_state *rsp, bool req)
 }
 
 /*
- * Move the GP kthread to the CPU whose request woke it.  The scheduler
- * wakes a task on the CPU it last ran on if that CPU is idle, so an
- * unbound GP kthread woke an idle CPU for every GP request (make bench:
- * 101 of 202 idle-CPU wakeups in 101 GPs) and had its first-scan timer
- * fire there too.  Bound to the requester, the next request from that
- * CPU -- which is running -- wakes it there.  A CPU that is going away
- * refuses the move, or the scheduler moves the kthread off it later.
- * Caller: the GP kthread, no locks held.
+ * Run the GP kthread on the CPU of a synchronize caller, if one asked
+ * since it last looked, else wherever the scheduler likes.
+ *
+ * The scheduler wakes a task on the CPU it last ran on if that CPU is
+ * idle, so an unbound GP kthread woke an idle CPU for every GP request
+ * (make bench: 101 of 202 idle-CPU wakeups in 101 GPs) and had its
+ * first-scan timer fire there too.  Bound to the caller's CPU, the next
+ * request from there -- the caller is running when it asks -- wakes it
+ * there, and the caller's wait leaves that CPU free for it.  Callers of
+ * call_trcu() keep running instead: bound to a CPU flooding callbacks
+ * the kthread took its time from the poster and invoked/s fell to 0.55-
+ * 0.86 of the kernel's (8 vCPUs), so without a waiter it is unbound and
+ * works in parallel on another CPU.  A CPU that is going away refuses
+ * the bind, or the scheduler moves the kthread off it later.  The hint
+ * is read and cleared without atomics: losing one only moves the
+ * kthread less.  Caller: the GP kthread, no locks held.
  */
 static void trcu_gp_follow_requester(struct trcu_state *rsp)
 {
-	int cpu = READ_ONCE(rsp->gp_req_cpu);
+	int cpu = READ_ONCE(rsp->gp_waiter_cpu);
 
+	if (cpu >= 0)
+		WRITE_ONCE(rsp->gp_waiter_cpu, -1);
+	if (cpu < 0 || !cpu_online(cpu)) {
+		if (rsp->gp_kthread_cpu >= 0 &&
+		    !set_cpus_allowed_ptr(current, cpu_possible_mask))
+			rsp->gp_kthread_cpu = -1;
+		return;
+	}
 	if (cpu == rsp->gp_kthread_cpu && cpu == raw_smp_processor_id())
 		return;
-	if (cpu_online(cpu) && !set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
 		rsp->gp_kthread_cpu = cpu;
 }
 
@@ -1056,8 +1072,19 @@ static void __call_trcu(struct trcu_state *rsp, struct rcu_head *head,
 		 * it leaves waits for the next tick (FWD: ->blimit per tick).
 		 */
 		rdp->blimit = LONG_MAX;
-		if (!test_and_set_bit(TRCU_GP_FLAG_FQS, &rsp->gp_flags))
-			trcu_gp_wake_deferred(rsp);
+		/*
+		 * A forced scan per qhimark callbacks queued above the
+		 * queue's last low point, as the kernel's __call_rcu_core():
+		 * asking at every call made the GP kthread scan for nearly
+		 * every callback, and bound to this CPU (the requester) and
+		 * SCHED_FIFO it preempted the poster each time.
+		 */
+		if (rdp->qlen > rdp->qlen_last_fqs + trcu_qhimark) {
+			rdp->qlen_last_fqs = rdp->qlen;
+			if (!test_and_set_bit(TRCU_GP_FLAG_FQS,
+					      &rsp->gp_flags))
+				trcu_gp_wake_deferred(rsp);
+		}
 	}
 	trcu_accelerate_gp(rsp, rdp);
 	local_irq_restore(flags);
@@ -1168,6 +1195,8 @@ static void trcu_synchronize(struct trcu_state *rsp,
 	might_sleep();
 	init_rcu_head_on_stack(&rs.head);
 	init_completion(&rs.completion);
+	/* Where the GP kthread should run: trcu_gp_follow_requester(). */
+	WRITE_ONCE(rsp->gp_waiter_cpu, raw_smp_processor_id());
 	call(&rs.head, wakeme_after_rcu);
 	wait_for_completion(&rs.completion);
 	destroy_rcu_head_on_stack(&rs.head);

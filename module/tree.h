@@ -169,6 +169,9 @@ struct trcu_data {
 					/*  NEXT_READY waits for. */
 	long qlen;			/* Callbacks queued, all segments. */
 	long blimit;			/* Max callbacks invoked per batch. */
+	long qlen_last_fqs;		/* ->qlen when a flood last asked */
+					/*  for a forced QS scan, lowered */
+					/*  as the queue drains. */
 	long gp_requested;		/* Highest GP number this CPU asked */
 					/*  the GP kthread for. */
 	struct tasklet_struct tasklet;	/* Per-CPU core work: notice GPs, */
@@ -226,8 +229,9 @@ struct trcu_state {
 	long gp_needed;			/* Highest GP number requested by */
 					/*  any CPU; the kthread starts GPs */
 					/*  until ->completed reaches it. */
-	int gp_req_cpu;			/* CPU whose request raised it last */
-					/*  (the GP kthread moves there). */
+	int gp_waiter_cpu;		/* CPU of the last synchronize caller */
+					/*  (a hint, -1: none since the GP */
+					/*  kthread last looked). */
 	u8 signaled;			/* fqs phase, TRCU_SAVE_DYNTICK/FQS. */
 
 	raw_spinlock_t onofflock;	/* Excludes hotplug changes of */

@@ -308,14 +308,21 @@ const struct cpumask *cpumask_of(int cpu)
 	return m;
 }
 
-/* The task runs on that CPU from its next wakeup on. */
+static struct cpumask sim_all_cpus = { .bits = { [0 ... SIM_MAX_CPUS / BITS_PER_LONG - 1] = ~0UL } };
+const struct cpumask *cpu_possible_mask = &sim_all_cpus;
+
+/*
+ * The task stays on its CPU if @m allows it, else moves to the first
+ * CPU of @m, from its next wakeup on.
+ */
 int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
 {
 	int cpu = sim_next_in(-1, m);
 
 	if (cpu >= nr_cpu_ids)
 		return -EINVAL;
-	p->cpu = cpu;
+	if (!cpumask_test_cpu(p->cpu, m))
+		p->cpu = cpu;
 	return 0;
 }
 
