@@ -666,7 +666,7 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp, bool init)
 		raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
 		return;
 	}
-	snapshot = init || rsp->signaled == TRCU_SAVE_DYNTICK;
+	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;	/* set at GP init */
 	trcu_for_each_leaf(rsp, rnp) {
 		unsigned long f2;
 
@@ -890,7 +890,7 @@ static void trcu_gp_woke(struct trcu_state *rsp, bool req)
  * is read and cleared without atomics: losing one only moves the
  * kthread less.  Caller: the GP kthread, no locks held.
  */
-static void trcu_gp_follow_requester(struct trcu_state *rsp)
+static void trcu_gp_follow_waiter(struct trcu_state *rsp)
 {
 	int cpu = READ_ONCE(rsp->gp_waiter_cpu);
 
@@ -925,7 +925,7 @@ static int trcu_gp_kthread(void *arg)
 		trcu_gp_woke(rsp, true);
 		if (kthread_should_stop())
 			break;
-		trcu_gp_follow_requester(rsp);
+		trcu_gp_follow_waiter(rsp);
 		trcu_gp_init(rsp);
 		/*
 		 * Credit the CPUs idle right now, and this one, at once: on
@@ -963,7 +963,7 @@ static int trcu_gp_kthread(void *arg)
 /*
  * Start @rsp's GP kthread.  SCHED_FIFO at the lowest priority, as the
  * kernel's own GP kthreads with RCU_BOOST: bound to a requester that is
- * busy with CPU-bound tasks (trcu_gp_follow_requester()), a normal task
+ * busy with CPU-bound tasks (trcu_gp_follow_waiter()), a normal task
  * waited its CFS turn behind them for every scan and for the cleanup
  * (make bench, 8 busy vCPUs: busy synchronize 1.8 s -> 3.0 s when
  * bound), and an unbound one woken onto a busy CPU waited there up to
@@ -1195,7 +1195,7 @@ static void trcu_synchronize(struct trcu_state *rsp,
 	might_sleep();
 	init_rcu_head_on_stack(&rs.head);
 	init_completion(&rs.completion);
-	/* Where the GP kthread should run: trcu_gp_follow_requester(). */
+	/* Where the GP kthread should run: trcu_gp_follow_waiter(). */
 	WRITE_ONCE(rsp->gp_waiter_cpu, raw_smp_processor_id());
 	call(&rs.head, wakeme_after_rcu);
 	wait_for_completion(&rs.completion);

@@ -308,7 +308,9 @@ const struct cpumask *cpumask_of(int cpu)
 	return m;
 }
 
-static struct cpumask sim_all_cpus = { .bits = { [0 ... SIM_MAX_CPUS / BITS_PER_LONG - 1] = ~0UL } };
+static struct cpumask sim_all_cpus = {
+	.bits = { [0 ... SIM_MAX_CPUS / BITS_PER_LONG - 1] = ~0UL },
+};
 const struct cpumask *cpu_possible_mask = &sim_all_cpus;
 
 /*

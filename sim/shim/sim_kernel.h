@@ -270,7 +270,7 @@ static inline void cpumask_clear(struct cpumask *m)
 }
 const struct cpumask *cpumask_of(int cpu);
 extern const struct cpumask *cpu_possible_mask;
-/* Moves the simulated task to the first CPU of @m. */
+/* Keeps the simulated task's CPU if @m allows it, else its first CPU. */
 int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m);
 static inline bool cpumask_empty(const struct cpumask *m)
 {
