@@ -256,7 +256,7 @@ struct trcu_state {
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
 
 	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
-	int gp_kthread_cpu;		/* CPU it bound itself to, or -1. */
+	int gp_kthread_cpu;		/* CPU it is bound to, or -1. */
 	unsigned long gp_activity;	/* jiffies the GP kthread last woke. */
 	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
 	struct irq_work gp_wake_work;	/* deferred wakeup of the above */
