@@ -491,6 +491,38 @@ def scale(rep, rows):
     return sc, cis
 
 
+def scale_busy(rep, rows):
+    """7b. Busy scale: synchronize median trcu/rcu per vCPU count with
+    every vCPU busy, and one target over all points: met only if every
+    point's interval is at or below 1.0, missed if some point's whole
+    interval is above it."""
+    pts = {}
+    for r in pick(rows, test='gp', tag='scale-busy'):
+        pts.setdefault(int(r['cpus']), []).append(r)
+    got = []
+    for c in sorted(pts):
+        scen = [x for x in rows if x['scenario'] == pts[c][0]['scenario']]
+        tm = one(pts[c], 'med_us', flavor='trcu')
+        rm = one(pts[c], 'med_us', flavor='rcu')
+        ci = boot_ci(samples(scen, 'gp', 'trcu', 'scale-busy'),
+                     samples(scen, 'gp', 'rcu', 'scale-busy'))
+        cit = f'95% CI [{ci[0]:.3f}, {ci[1]:.3f}]; ' if ci else ''
+        rep.info(f'scale: busy synchronize median trcu/rcu at {c} vCPUs',
+                 fmt(ratio(tm, rm), 3),
+                 f'{cit}trcu {fmt(tm, 0)} us, rcu {fmt(rm, 0)} us')
+        if ratio(tm, rm) is not None:
+            got.append((c, ratio(tm, rm), ci))
+    if not got:
+        return
+    cis = [g[2] for g in got]
+    ci = None if None in cis else (max(c[0] for c in cis),
+                                   max(c[1] for c in cis))
+    rep.target('busy synchronize median trcu/rcu, every scale point',
+               max(g[1] for g in got), '<= 1.0', lambda v: v <= 1.0,
+               f'largest of {len(got)} points ({", ".join(str(g[0]) for g in got)}'
+               ' vCPUs); interval: largest low and high ends', ci=ci)
+
+
 def boot_walls(res):
     """Wall times of the boots (run-qemu's summary rows: name, verdict, ..., wall)."""
     walls = []
@@ -853,6 +885,7 @@ def main():
     hook_tax(rep, main8)
     icount(rep, rows)
     sc, cis = scale(rep, rows)
+    scale_busy(rep, rows)
     if args.readme or args.update_readme:
         block = readme_block(res, rows, rep.table, boot_walls(res), args.note)
         if args.readme:

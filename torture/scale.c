@@ -284,15 +284,35 @@ static int trcuscale_test_read(void)
 /* Busy readers for gp busy=1: short sections of the flavour, back to back. */
 static bool busy_stop;
 
+/*
+ * Some work inside each section: a 1,000-step loop, a microsecond or less.
+ * Not udelay(): its spin executes PAUSE, and QEMU's single-threaded TCG
+ * hands the host thread to the next vCPU at every PAUSE, so each section
+ * cost a whole round of every busy vCPU.  A reader then reached its
+ * cond_resched() (every 64 sections) once per 64 rounds, and the busy
+ * rows timed that emulator effect: 2.5-5 s per GP at 16-32 vCPUs for
+ * trcu and rcu alike.
+ */
+static noinline unsigned long trcuscale_busy_work(unsigned long x)
+{
+	int j;
+
+	for (j = 0; j < 1000; j++) {
+		x += j;
+		barrier();	/* keeps the loop: it has no other effect */
+	}
+	return x;
+}
+
 static int trcuscale_busy_thread(void *arg)
 {
 	const struct trcu_torture_ops *ops = fops[fl];
-	unsigned long i = 0;
+	unsigned long i = 0, x = 0;
 	int idx;
 
 	while (!READ_ONCE(busy_stop)) {
 		idx = ops->readlock();
-		udelay(1);
+		x = trcuscale_busy_work(x);
 		ops->readunlock(idx);
 		/* A CPU-bound kernel loop, polite as kernel code must be. */
 		if (!(++i & 63))

@@ -36,30 +36,31 @@ CPUS=$(grep -c ^processor /proc/cpuinfo)
 GP_CALLS_SET=${GP_CALLS_SET:-}
 
 # GP_CALLS: synchronize calls per flavour in the idle guest; BUSY_CALLS
-# for trcu and rcu in the busy guest, OTHER_CALLS for its other flavours:
-# with every vCPU shared by a user loop and a reader kthread, one GP
-# takes seconds under single-threaded TCG on a shared 2-core host (both
-# trcu and rcu: 3.6-4.6 s medians at 8 vCPUs), so 200 busy calls per
-# flavour would not fit the ~25 min budget of make bench.  40 each (20
-# before) so that the report's bootstrap interval of the busy trcu/rcu
-# ratio is narrow enough to decide the <= 1.0 target more often.
+# for trcu and rcu in the busy guest, OTHER_CALLS for its other flavours;
+# SCALE_BUSY_CALLS for the busy scale rows.  A busy GP takes about one
+# round of single-threaded TCG over every vCPU (8 vCPUs: ~0.1 s, 32:
+# ~0.37 s, trcu and rcu alike), so 100 busy calls give the report's
+# bootstrap interval of the busy trcu/rcu ratio a width of a few percent.
+# (Before the reader kthreads stopped calling udelay() -- trcuscale.c --
+# a busy GP took seconds and 40 calls left intervals of +-30 %.)
 if [ "$SMOKE" = 1 ]; then
 	READ_LOOPS=20000 GP_CALLS=5 BUSY_CALLS=3 OTHER_CALLS=2 CB_MS=300
 	TAX_LOOPS=2000
 	TAX_ROUNDS=1
-	EN_CALLS=5 EN_IDLE=1 SCALE_CALLS=5 CONT_CALLS=3 CONT_BUSY=0
+	EN_CALLS=5 EN_IDLE=1 SCALE_CALLS=5 SCALE_BUSY_CALLS=3
+	CONT_CALLS=3 CONT_BUSY=0
 else
-	READ_LOOPS=10000000 GP_CALLS=200 BUSY_CALLS=40 OTHER_CALLS=3
+	READ_LOOPS=10000000 GP_CALLS=200 BUSY_CALLS=100 OTHER_CALLS=20
 	CB_MS=3000
 	TAX_LOOPS=10000 TAX_ROUNDS="1 2 3 4 5" EN_CALLS=100 EN_IDLE=5
-	SCALE_CALLS=100
+	SCALE_CALLS=100 SCALE_BUSY_CALLS=40
 	# Idle readers: with a busy kthread on each of 32 vCPUs a trcu GP
 	# took ~25 s under single-threaded TCG (see README, Benchmarks).
 	CONT_CALLS=30 CONT_BUSY=0
 	# Many vCPUs under single-threaded TCG: every vCPU runs at 1/N
 	# speed, so keep the number of calls modest (64 vCPUs).
 	[ "$CPUS" -gt 16 ] && SCALE_CALLS=50
-	[ "$CPUS" -gt 32 ] && SCALE_CALLS=30
+	[ "$CPUS" -gt 32 ] && SCALE_CALLS=30 SCALE_BUSY_CALLS=20
 fi
 
 [ -n "$GP_CALLS_SET" ] && GP_CALLS=$GP_CALLS_SET BUSY_CALLS=$GP_CALLS_SET OTHER_CALLS=$GP_CALLS_SET
@@ -73,6 +74,22 @@ now_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
 ERRS=0
 RUNS=0
+# CPU-bound user loops on every vCPU, beside the module's reader kthreads
+# (busy=1): the busy guest of gp and scale.
+BUSY_PIDS=
+busy_loops_start() {
+	local i
+
+	for i in $(seq "$CPUS"); do
+		sh -c 'while :; do :; done' &
+		BUSY_PIDS="$BUSY_PIDS $!"
+	done
+}
+busy_loops_stop() {
+	[ -n "$BUSY_PIDS" ] && kill $BUSY_PIDS 2>/dev/null
+	wait 2>/dev/null
+	BUSY_PIDS=
+}
 # scale NAME ARGS...: one trcuscale load; an error if the load fails or
 # prints no RESULT line.
 scale() {
@@ -286,15 +303,7 @@ fi
 if has gp; then
 	part_begin
 	for mode in $GP_MODES; do
-		pids=
-		if [ "$mode" = busy ]; then
-			# CPU-bound user loops on every vCPU, beside the
-			# module's reader kthreads (busy=1).
-			for i in $(seq "$CPUS"); do
-				sh -c 'while :; do :; done' &
-				pids="$pids $!"
-			done
-		fi
+		[ "$mode" = busy ] && busy_loops_start
 		b=0
 		[ "$mode" = busy ] && b=1
 		fls=$GP_FLAVORS
@@ -314,8 +323,7 @@ if has gp; then
 				res "test=gpstats flavor=$f tag=$mode gps=$(($4 - $1)) ipi=$(($5 - $2)) fqs=$(($6 - $3))" ;;
 			esac
 		done
-		[ -n "$pids" ] && kill $pids 2>/dev/null
-		wait 2>/dev/null
+		[ "$mode" = busy ] && busy_loops_stop
 	done
 	part_done gp
 fi
@@ -338,6 +346,12 @@ if has scale; then
 	for f in trcu rcu; do
 		scale "scale-$f" test=gp flavor="$f" ncalls="$SCALE_CALLS" tag=scale
 	done
+	# The same on a guest with every vCPU busy, as gp's busy mode.
+	busy_loops_start
+	for f in trcu rcu; do
+		scale "scale-busy-$f" test=gp flavor="$f" ncalls="$SCALE_BUSY_CALLS" busy=1 tag=scale-busy
+	done
+	busy_loops_stop
 	part_done scale
 fi
 trcu_unload
