@@ -789,6 +789,28 @@ static void trcu_kick_cpu(void *info)
 }
 
 /*
+ * The GP kthread usually runs on a synchronize caller's CPU
+ * (trcu_gp_follow_waiter()), whose callback the cleanup just made
+ * invocable.  Busy, that CPU gets no kick from the cleanup and would
+ * invoke it at its next tick; under TCG the tick may come a whole round
+ * of the emulator later (trace, 32 busy vCPUs: GP end at +0.24 s, the
+ * caller woken at +0.37 s).  So run its tasklet now, from a self-IPI
+ * (from process context a tasklet would wait for ksoftirqd).  Idle, the
+ * CPU's idle entry would send that same self-IPI a little later.
+ * Caller: the GP kthread, no locks held.
+ */
+static void trcu_gp_kick_self(struct trcu_state *rsp)
+{
+	struct trcu_data *rdp;
+
+	local_irq_disable();
+	rdp = this_cpu_ptr(rsp->rda);
+	if (trcu_cbs_invocable(rsp, rdp))
+		irq_work_queue(&rdp->kick_work);
+	local_irq_enable();
+}
+
+/*
  * End the grace period whose root qsmask emptied: advance ->completed at
  * the root, then in every node so CPUs notice from their leaves.  CPUs
  * with callbacks that sleep in dynticks-idle get no tick to run them, so
@@ -829,6 +851,7 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 		}
 	}
 	trcu_send_ipis(rsp, trcu_kick_cpu, rsp);
+	trcu_gp_kick_self(rsp);
 }
 
 /* Root qsmask empty while a GP runs: the GP may be cleaned up. */
