@@ -90,13 +90,18 @@ NOKPROBE_SYMBOL(trcu_stall_check_self);
  * report is still on its way up (the root has bits), or all reports are
  * in and the GP kthread has not ended the GP (root clear): it has not run
  * since, starved on its CPU.  Say which, with what the kthread looks like,
- * as the kernel's "kthread starved" message does.
+ * as the kernel's "kthread starved" message does.  The trace event names
+ * the CPU that holds the GP up: the starved kthread's (bound to a
+ * synchronize caller's CPU that then spun with preemption off, as
+ * trcutorture's stall_cpu does), or -1 for a report still on its way.
  */
 static notrace void trcu_stall_hierarchy(struct trcu_state *rsp, long gpnum)
 {
 	unsigned long root = READ_ONCE(trcu_root(rsp)->qsmask);
 	struct task_struct *t = rsp->gp_kthread;
 
+	trace_trcu_stall(rsp->name, !root && t ? (int)task_cpu(t) : -1,
+			 gpnum, false);
 	pr_err("INFO: %s detected stall in the hierarchy (gp %ld, %lu jiffies): no CPU owes a QS, root qsmask %#lx (%s)\n",
 	       rsp->name, gpnum, jiffies - rsp->gp_start, root,
 	       root ? "a report on its way up, or lost" :

@@ -126,7 +126,10 @@ TRACE_EVENT(trcu_batch_end,
 	TP_printk("%s invoked %ld", __get_str(flavor), __entry->count)
 );
 
-/* A stall warning about @cpu for @gpnum (@self: self-detected). */
+/*
+ * A stall warning about @cpu for @gpnum (@self: self-detected); @cpu -1:
+ * no CPU owes a QS and a report is still on its way up (see stall.c).
+ */
 TRACE_EVENT(trcu_stall,
 	TP_PROTO(const char *flavor, int cpu, long gpnum, bool self),
 	TP_ARGS(flavor, cpu, gpnum, self),
