@@ -802,7 +802,7 @@ static void trcu_kick_cpu(void *info)
  * unbound kthread last ran on would otherwise note each GP's end at
  * once and request the next, and the SCHED_FIFO kthread would run GPs
  * back to back on the flooding CPU (make bench, 8 vCPUs: 60,000
- * callbacks/s instead of 580,000).  Without a waiter the tick paces them.
+ * callbacks/s instead of 930,000).  Without a waiter the tick paces them.
  * Caller: the GP kthread, no locks held.
  */
 static void trcu_gp_kick_self(struct trcu_state *rsp)
