@@ -100,7 +100,7 @@ mutant: kdir-check
 		rm -rf '$(MUTANT_DIR)'/"$$s"; cp -a "$$s" '$(MUTANT_DIR)/'; \
 	done
 	@find '$(MUTANT_DIR)' \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -delete
-	@patch -s -p1 -d '$(MUTANT_DIR)' <'$(MUTANT_PATCH)' || \
+	@patch --fuzz=0 -s -p1 -d '$(MUTANT_DIR)' <'$(MUTANT_PATCH)' || \
 		{ echo "error: tests/mutants/$(MUTANT).patch no longer applies" >&2; exit 1; }
 	$(MAKE) -C '$(KDIR)' M='$(MUTANT_DIR)' $(KBUILD_ARGS) modules
 	@echo "mutant $(MUTANT): modules in $(MUTANT_DIR)/module and $(MUTANT_DIR)/torture"

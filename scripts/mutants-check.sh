@@ -18,7 +18,7 @@ for p in tests/mutants/*.patch; do
 	[ -e "$p" ] || continue
 	name=$(basename "$p" .patch)
 	n=$((n + 1))
-	if ! out=$(patch --dry-run -s -p1 -d "$TOP" <"$p" 2>&1); then
+	if ! out=$(patch --dry-run --fuzz=0 -s -p1 -d "$TOP" <"$p" 2>&1); then
 		echo "mutant $name: FAIL: patch no longer applies: $out"
 		bad=$((bad + 1))
 	elif ! grep -qx "$name" <<<"$listed"; then

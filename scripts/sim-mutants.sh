@@ -48,7 +48,7 @@ for name in "${names[@]}"; do
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp -a module include "$dir/"
-	if ! patch -s -p1 -d "$dir" <"$patch"; then
+	if ! patch --fuzz=0 -s -p1 -d "$dir" <"$patch"; then
 		printf '%-16s FAIL: patch does not apply\n' "$name"
 		rc=1
 		continue
