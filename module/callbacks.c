@@ -18,6 +18,8 @@
 #include <linux/cpu.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include <trcu.h>
 #include "tree.h"
@@ -222,14 +224,20 @@ bool trcu_cbs_ready(struct trcu_state *rsp, struct trcu_data *rdp)
 }
 
 /*
- * Invoke at most ->blimit callbacks of the DONE segment (all of them
- * while ->qlen is above qhimark).  Returns true if ready ones are left:
- * the caller reschedules the core tasklet for them.
+ * Invoke at most ->blimit callbacks of the DONE segment.  While ->qlen
+ * is above qhimark there is no count limit, but a batch still ends once
+ * it has run batch_us, or when a task wants this CPU (need_resched()),
+ * both looked at every 32 callbacks past the normal blimit: softirq work
+ * is not preemptible, and a flood's whole DONE segment in one go kept
+ * the CPU from its tasks for as long as it took.  Returns true if ready
+ * ones are left: the caller reschedules the core tasklet for them, and
+ * the softirq code hands them to ksoftirqd once it has run long enough.
  * Caller: owner CPU's core tasklet (softirq: bh disabled), irqs on.
  */
 bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 {
 	struct rcu_head *list, *next, **tail;
+	u64 start, limit = (u64)trcu_batch_us * NSEC_PER_USEC;
 	unsigned long flags;
 	long count = 0;
 	bool more;
@@ -249,6 +257,7 @@ bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 			rdp->nxttail[i] = &rdp->nxtlist;
 	local_irq_restore(flags);
 	trace_trcu_batch_start(rsp->name, READ_ONCE(rdp->qlen), rdp->blimit);
+	start = ktime_get_ns();
 
 	while (list) {
 		next = list->next;
@@ -265,7 +274,11 @@ bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 		list = next;
 		if (++count >= rdp->blimit)
 			break;
+		if (!(count & 31) && count >= trcu_blimit &&
+		    (need_resched() || ktime_get_ns() - start >= limit))
+			break;
 	}
+	start = ktime_get_ns() - start;
 
 	local_irq_save(flags);
 	/* Put back what the batch limit left, at the head of DONE. */
@@ -279,6 +292,10 @@ bool trcu_invoke_cbs(struct trcu_state *rsp, struct trcu_data *rdp)
 				break;
 		}
 	}
+	if (count > rdp->batch_max)
+		WRITE_ONCE(rdp->batch_max, count);
+	if (start > rdp->batch_max_ns)
+		WRITE_ONCE(rdp->batch_max_ns, start);
 	/* Decremented only now, so trcu_barrier() sees in-flight ones. */
 	WRITE_ONCE(rdp->qlen, rdp->qlen - count);
 	trcu_cblist_check(rdp);

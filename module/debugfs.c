@@ -203,6 +203,31 @@ static void trcu_debugfs_stats_one(struct seq_file *m, struct trcu_state *rsp)
 	}
 }
 
+/*
+ * rcustats: the longest callback batch of any CPU (count and time), the
+ * IPIs skipped because one of the same kind was still in flight, and the
+ * GP kthread's starvation episodes and moves (gp_kthread.c).
+ */
+static void trcu_debugfs_batch_gpk(struct seq_file *m, struct trcu_state *rsp)
+{
+	unsigned long busy = 0;
+	long cbs = 0;
+	u64 ns = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+
+		cbs = max(cbs, READ_ONCE(rdp->batch_max));
+		ns = max(ns, READ_ONCE(rdp->batch_max_ns));
+		busy += READ_ONCE(rdp->ipi_busy);
+	}
+	seq_printf(m, "batch_max=%ld batch_max_us=%llu ipi_busy=%lu\n",
+		   cbs, div_u64(ns, NSEC_PER_USEC), busy);
+	seq_printf(m, "gpk_starved=%lu gpk_moved=%lu\n",
+		   READ_ONCE(rsp->n_gpk_starved), READ_ONCE(rsp->n_gpk_moved));
+}
+
 static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 {
 	struct trcu_state *rsp;
@@ -216,6 +241,7 @@ static int trcu_debugfs_rcustats_show(struct seq_file *m, void *unused)
 			   READ_ONCE(rsp->n_ipi_send),
 			   READ_ONCE(rsp->ipi_send_ns),
 			   READ_ONCE(rsp->ipi_send_max_ns));
+		trcu_debugfs_batch_gpk(m, rsp);
 		if (trcu_debugfs_ready(rsp))
 			trcu_debugfs_stats_one(m, rsp);
 	}

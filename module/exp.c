@@ -26,8 +26,19 @@
  * it -- often without running a GP of its own.  ->mutex admits one GP at
  * a time; callers that queue on it during a GP are all served by the next.
  *
- * CPU hotplug is held off (cpus_read_lock()) for the whole GP, so the set
- * of CPUs it waits for cannot change under it.
+ * CPU hotplug is not held off: a caller may hold the CPU hotplug read
+ * lock, as callers of the kernel's synchronize_rcu_expedited() may.  A
+ * CPU that comes online during the GP runs no reader older than the GP;
+ * one that goes away is reported by the hotplug dead step
+ * (trcu_exp_cpu_dead()), or by the GP itself when that step has already
+ * run: the GP raises a CPU's flag, then looks at its trcu_dynticks ->dead,
+ * the dead step sets ->dead, then looks at the flags, each with a full
+ * barrier between.
+ *
+ * IPIs go out through one csd per CPU and flavour, used only by the GP
+ * running under ->mutex; one still in flight (a CPU with irqs off since
+ * an earlier IPI) is not sent again and never waited for: when it
+ * arrives it looks at the flag of the GP running then.
  *
  * Both flavours: the trcu_bh rule for "not a reader" is the tick's
  * (interrupted context not in softirq, bh-disabled, hardirq or NMI).
@@ -70,6 +81,9 @@ struct trcu_exp {
  * exactly once).
  */
 static DEFINE_PER_CPU(int, trcu_exp_need_qs[TRCU_NR_FLAVORS]);
+
+/* Per CPU and flavour: the csd of the expedited IPI (see the top). */
+static DEFINE_PER_CPU(call_single_data_t, trcu_exp_csd[TRCU_NR_FLAVORS]);
 
 static void trcu_exp_wake(struct irq_work *work);
 
@@ -169,18 +183,30 @@ static void trcu_exp_ipi(void *info)
 #define TRCU_EXP_RECHECK	1
 
 /*
- * Run one expedited GP of @e.  Caller holds ->mutex and the CPU hotplug
- * read lock.
+ * IPI @cpu for @e's GP unless an IPI of @e's flavour is still in flight
+ * to it; report it at once if it is dead.  Caller holds ->mutex, after
+ * the full barrier that follows raising @cpu's flag.
+ */
+static void trcu_exp_send(struct trcu_exp *e, int cpu)
+{
+	if (READ_ONCE(per_cpu_ptr(trcu_dynticks, cpu)->dead)) {
+		trcu_exp_report_cpu(e, cpu);
+		return;
+	}
+	e->n_ipis++;
+	smp_call_function_single_async(cpu, per_cpu_ptr(&trcu_exp_csd[e->flavor],
+							cpu));
+}
+
+/*
+ * Run one expedited GP of @e.  Caller holds ->mutex.
  */
 static void trcu_exp_run(struct trcu_exp *e)
 {
 	int cpu, self, n = 0;
 
 	cpumask_clear(&e->mask);
-	/*
-	 * With preemption off, this CPU runs no reader now: it need not be
-	 * asked.  smp_call_function_many() also wants preemption off.
-	 */
+	/* With preemption off, this CPU runs no reader now: not asked. */
 	preempt_disable();
 	self = smp_processor_id();
 	/*
@@ -205,12 +231,10 @@ static void trcu_exp_run(struct trcu_exp *e)
 		cpumask_set_cpu(cpu, &e->mask);
 		n++;
 	}
-	/* Flags and count before any handler can look at them. */
+	/* Flags and count before any handler or ->dead is looked at. */
 	smp_mb();
-	if (n) {
-		e->n_ipis += n;
-		smp_call_function_many(&e->mask, trcu_exp_ipi, e, false);
-	}
+	for_each_cpu(cpu, &e->mask)
+		trcu_exp_send(e, cpu);
 	preempt_enable();
 	if (atomic_dec_and_test(&e->pending))
 		return;
@@ -220,13 +244,10 @@ static void trcu_exp_run(struct trcu_exp *e)
 			if (!READ_ONCE(*per_cpu_ptr(&trcu_exp_need_qs[e->flavor],
 						    cpu)))
 				continue;
-			if (trcu_exp_cpu_idle(cpu)) {
+			if (trcu_exp_cpu_idle(cpu))
 				trcu_exp_report_cpu(e, cpu);
-			} else {
-				e->n_ipis++;
-				smp_call_function_single(cpu, trcu_exp_ipi, e,
-							 0);
-			}
+			else
+				trcu_exp_send(e, cpu);
 		}
 	}
 }
@@ -254,9 +275,7 @@ static void trcu_exp_synchronize(struct trcu_exp *e)
 	}
 	WRITE_ONCE(e->seq, e->seq + 1);
 	smp_mb();	/* Odd ->seq before looking at any CPU. */
-	cpus_read_lock();
 	trcu_exp_run(e);
-	cpus_read_unlock();
 	e->n_gps++;
 	/* Every report before the even ->seq and the caller's frees. */
 	smp_mb();
@@ -270,8 +289,8 @@ static void trcu_exp_synchronize(struct trcu_exp *e)
  * Waits until every trcu reader that started before the call has ended,
  * like synchronize_trcu(), but IPIs the busy CPUs instead of waiting for
  * them: much lower latency, at the cost of disturbing those CPUs.
- * Dynticks-idle CPUs are never disturbed.  Must not be called with CPU
- * hotplug locked (it takes cpus_read_lock()).
+ * Dynticks-idle CPUs are never disturbed.  May be called with the CPU
+ * hotplug read lock held.
  */
 void synchronize_trcu_expedited(void)
 {
@@ -287,6 +306,31 @@ void synchronize_trcu_bh_expedited(void)
 	trcu_exp_synchronize(&trcu_exps[TRCU_FLAVOR_BH]);
 }
 EXPORT_SYMBOL_GPL(synchronize_trcu_bh_expedited);
+
+/*
+ * Hotplug dead step of @cpu, after it set @cpu's ->dead and a full
+ * barrier (pairs with the one in trcu_exp_run()): report the QS every
+ * expedited GP may still wait for from it -- a dead CPU runs no reader.
+ * Caller: the hotplug dead step, on a control CPU.
+ */
+void trcu_exp_cpu_dead(int cpu)
+{
+	int i;
+
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_exp_report_cpu(&trcu_exps[i], cpu);
+}
+
+/* Module init: the per-CPU csds of both flavours. */
+void trcu_exp_init(void)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < TRCU_NR_FLAVORS; i++)
+			INIT_CSD(per_cpu_ptr(&trcu_exp_csd[i], cpu),
+				 trcu_exp_ipi, &trcu_exps[i]);
+}
 
 /* Module exit: no caller is left; let a queued wakeup finish. */
 void trcu_exp_exit(void)

@@ -7,9 +7,10 @@
  *   and set its bits in qsmaskinit.  Setting them this early means no
  *   reader on the new CPU can predate a grace period that ignores it;
  *   until it runs, force_quiescent_state() credits it as idle.
- * dead (after the CPU stopped for good): clear its bits, report the QS
- *   the current GP may still expect from it, and adopt its callbacks on
- *   the control CPU.
+ * dead (after the CPU stopped for good): mark it dead, report the QS
+ *   the current normal and expedited GPs may still expect from it, and
+ *   adopt its callbacks on the control CPU (excluding a trcu_barrier()
+ *   that is queueing its callbacks, see trcu_do_barrier()).
  *
  * Between going offline and dead, the CPU keeps its qsmaskinit bit and is
  * credited only once its dynticks counter shows it reached the idle
@@ -36,6 +37,7 @@ static int trcu_cpu_prepare(unsigned int cpu)
 
 	/* At module init @cpu may be running, but no hook is registered. */
 	trcu_dynticks_cpu_init(cpu);
+	WRITE_ONCE(per_cpu_ptr(trcu_dynticks, cpu)->dead, false);
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)
 		trcu_cpu_online_bits(&trcu_states[i], cpu);
 	return 0;
@@ -50,13 +52,23 @@ static int trcu_cpu_dead(unsigned int cpu)
 	struct trcu_state *rsp;
 	int i;
 
+	/*
+	 * Dead from here on, for the expedited GPs (which need not hold
+	 * CPU hotplug off) and for trcu_barrier() (which may queue its
+	 * callback on @cpu's list until the adoption below).
+	 */
+	WRITE_ONCE(per_cpu_ptr(trcu_dynticks, cpu)->dead, true);
+	smp_mb();	/* ->dead before the flags; pairs with exp.c */
+	trcu_exp_cpu_dead(cpu);
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		rsp = &trcu_states[i];
 		trcu_cpu_dead_bits(rsp, cpu);
+		mutex_lock(&rsp->barrier_lock);
 		local_irq_disable();
 		trcu_adopt_cbs(rsp, per_cpu_ptr(rsp->rda, cpu),
 			       this_cpu_ptr(rsp->rda));
 		local_irq_enable();
+		mutex_unlock(&rsp->barrier_lock);
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ static int __init trcu_init(void)
 	if (ret)
 		return ret;
 	trcu_kfree_init();
+	trcu_exp_init();
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		ret = trcu_tree_init(&trcu_states[i], i);
 		if (ret) {

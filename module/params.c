@@ -61,6 +61,23 @@ int trcu_qlowmark = 100;
 module_param_named(qlowmark, trcu_qlowmark, int, 0444);
 MODULE_PARM_DESC(qlowmark, "Queue length below which blimit applies again (0..qhimark)");
 
+/*
+ * The GP kthreads' class: 0, SCHED_OTHER, as the kernel's own unless
+ * RCU boosting is configured (rcutree.kthread_prio); 1..99, SCHED_FIFO at
+ * that priority.  Either way they keep kthreadd's affinity (gp_kthread.c).
+ */
+int trcu_kthread_prio;
+module_param_named(kthread_prio, trcu_kthread_prio, int, 0444);
+MODULE_PARM_DESC(kthread_prio, "GP kthreads: 0 SCHED_OTHER, 1..99 SCHED_FIFO priority");
+
+/*
+ * Time one flooded callback batch may take before the rest waits for a
+ * later softirq (or ksoftirqd), as the kernel's rcutree.rcu_resched_ns.
+ */
+int trcu_batch_us = 3000;
+module_param_named(batch_us, trcu_batch_us, int, 0444);
+MODULE_PARM_DESC(batch_us, "Longest flooded callback batch, us (100..100000)");
+
 int trcu_kfree_nobatch;
 module_param_named(kfree_nobatch, trcu_kfree_nobatch, int, 0444);
 MODULE_PARM_DESC(kfree_nobatch, "Test: kfree_trcu() never batches (0/1)");
@@ -103,6 +120,8 @@ int trcu_check_params(void)
 	    trcu_param_bad("qhimark", trcu_qhimark, 1, 10000000) ||
 	    trcu_param_bad("qlowmark", trcu_qlowmark, 0, 10000000) ||
 	    trcu_param_bad("kfree_nobatch", trcu_kfree_nobatch, 0, 1) ||
+	    trcu_param_bad("kthread_prio", trcu_kthread_prio, 0, 99) ||
+	    trcu_param_bad("batch_us", trcu_batch_us, 100, 100000) ||
 	    trcu_param_bad("trace", trcu_trace, 0, 1))
 		return -EINVAL;
 	/*

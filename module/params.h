@@ -18,6 +18,8 @@ extern int trcu_qhimark;
 extern int trcu_qlowmark;
 extern int trcu_trace;
 extern int trcu_kfree_nobatch;
+extern int trcu_kthread_prio;
+extern int trcu_batch_us;
 
 int trcu_check_params(void);
 

@@ -32,6 +32,8 @@
 struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 
 static void trcu_core_tasklet(struct tasklet_struct *t);
+static void trcu_nudge_cpu(void *info);
+static void trcu_kick_cpu(void *info);
 
 /* ->kick_work: in hardirq, so the tasklet runs at this irq's exit. */
 static void trcu_kick_work(struct irq_work *work)
@@ -125,18 +127,20 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 		trcu_init_cblist(rdp);
 		tasklet_setup(&rdp->tasklet, trcu_core_tasklet);
 		init_irq_work(&rdp->kick_work, trcu_kick_work);
+		INIT_CSD(&rdp->nudge_csd, trcu_nudge_cpu, NULL);
+		INIT_CSD(&rdp->kick_csd, trcu_kick_cpu, rsp);
 	}
 
 	rsp->gpnum = TRCU_GP_INITVAL;
 	rsp->completed = TRCU_GP_INITVAL;
 	rsp->gp_needed = TRCU_GP_INITVAL;
-	rsp->gp_kthread_cpu = -1;
-	rsp->gp_waiter_cpu = -1;
 	raw_spin_lock_init(&rsp->onofflock);
-	raw_spin_lock_init(&rsp->fqslock);
+	mutex_init(&rsp->fqs_mutex);
 	init_waitqueue_head(&rsp->gp_wq);
+	init_waitqueue_head(&rsp->sync_wq);
 	init_irq_work(&rsp->gp_wake_work, trcu_gp_wake_work);
 	mutex_init(&rsp->barrier_mutex);
+	mutex_init(&rsp->barrier_lock);
 	init_completion(&rsp->barrier_completion);
 	return 0;
 }
@@ -191,7 +195,7 @@ NOKPROBE_SYMBOL(trcu_note_gp_changes);
  * root empties the GP is over and this returns true: the caller wakes the
  * GP kthread to clean it up (trcu_gp_kthread_wake()) once it holds no
  * raw spinlock -- a wait queue's lock is a sleeping lock on PREEMPT_RT,
- * and lockdep's raw-lock nesting check rejects it under fqslock or
+ * and lockdep's raw-lock nesting check rejects it under a node lock or
  * onofflock.  Caller holds @rnp->lock, taken with
  * raw_spin_lock_irqsave(.., @flags); it is released here.  @rnp is a
  * leaf (every caller reports CPUs).
@@ -318,6 +322,7 @@ void trcu_request_gp(struct trcu_state *rsp, struct trcu_data *rdp,
 	}
 	trcu_node_lock(rnp);
 	if (gpnum > rsp->gp_needed) {
+		WRITE_ONCE(rsp->gp_req_jiffies, jiffies);
 		WRITE_ONCE(rsp->gp_needed, gpnum);
 		wake = true;
 	}
@@ -401,6 +406,7 @@ static notrace void trcu_tick_flavor(struct trcu_state *rsp, bool qs)
 		trcu_exp_report_qs(rsp->flavor);	/* exp.c */
 	}
 	trcu_stall_check_self(rsp, rdp);
+	trcu_gpk_check(rsp);	/* gp_kthread.c: starved? */
 	if (READ_ONCE(rnp->gpnum) != rdp->gpnum ||
 	    READ_ONCE(rnp->completed) != rdp->completed ||
 	    (rdp->qs_pending && rdp->passed_quiesc) ||
@@ -553,7 +559,7 @@ static void trcu_nudge_cpu(void *info)
  * Decide about one CPU whose bit is still set in a leaf's qsmask for the
  * current GP: return true if it is in (or passed through) an extended
  * quiescent state.  Phase 1 only snapshots.
- * Caller: force_quiescent_state(), fqslock held.
+ * Caller: force_quiescent_state(), fqs_mutex held, irqs off.
  */
 static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 			       bool snapshot)
@@ -561,7 +567,8 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	bool nmi;
 	int d;
 
-	lockdep_assert_held(&rsp->fqslock);
+	lockdep_assert_held(&rsp->fqs_mutex);
+	lockdep_assert_irqs_disabled();
 	/*
 	 * No blanket credit for an offline CPU: between clearing its online
 	 * bit and dying it still runs (stop-machine tail, the idle loop's
@@ -572,8 +579,8 @@ static bool trcu_fqs_check_cpu(struct trcu_state *rsp, struct trcu_data *rdp,
 	 * (trcu_dynticks_not_started()).
 	 */
 	/*
-	 * The CPU running this scan (the GP kthread's, irqs off under
-	 * fqslock) is in no reader of either flavour, and this GP started
+	 * The CPU running this scan (the GP kthread's, irqs off for this
+	 * leaf) is in no reader of either flavour, and this GP started
 	 * before the kthread got here: a QS.  Without this, from 16 vCPUs
 	 * on, busy GPs needed a second scan (make bench: 1.94 scans per GP)
 	 * for the CPU doing the scanning.
@@ -607,31 +614,49 @@ qs:
 	return true;
 }
 
+/* The two kinds of IPI the GP kthread sends, one csd each per target. */
+enum trcu_ipi_kind {
+	TRCU_IPI_NUDGE,		/* trcu_nudge_cpu(): a busy holdout */
+	TRCU_IPI_KICK,		/* trcu_kick_cpu(): callbacks now ready */
+};
+
 /*
- * Send @func to every CPU in @rsp->ipi_mask but this one, without waiting
- * for it to run, and count the time the sending took (rcustats ipi_send);
- * nothing if the mask is empty.
- * One smp_call_function_many() gives each target its own entry of this
- * CPU's per-target set, so the IPIs go out together.  A loop of
- * smp_call_function_single(wait=0) reuses one entry of the sender and,
- * before each send, waits until the previous target has run the previous
- * function: one holdout with irqs off held up every send behind it.
- * This CPU is left out: the GP kthread runs here, in no reader, and a
- * nudge or kick sent to itself (run at once, not from an interrupt) did
- * nothing.  Caller: the GP kthread, the only sender, so the mask and the
- * counters need no lock; no locks held, irqs on.
+ * Send an IPI of @kind to every CPU in @rsp->ipi_mask but this one,
+ * without waiting for it, and count the time the sending took (rcustats
+ * ipi_send); nothing if the mask is empty.
+ *
+ * Each target has one csd of each kind (in its trcu_data), and a csd
+ * whose previous IPI has not run yet is not sent again: that target is
+ * skipped this time (rcudata's ib), since the IPI still in flight does
+ * the same job when it arrives.  So the sender never spins: the kernel's
+ * smp_call_function_many() and _single() wait, before reusing the
+ * sender's own csd for a target, until that target has run the previous
+ * function, and one holdout with irqs off held up the GP kthread, with
+ * preemption off, for as long as it kept them off.  This CPU is left
+ * out: the GP kthread runs here, in no reader.  Caller: the GP kthread,
+ * the only sender of these csds, so the mask, the csds and the counters
+ * need no lock; no locks held, irqs on.
  */
-static void trcu_send_ipis(struct trcu_state *rsp, smp_call_func_t func,
-			   void *info)
+static void trcu_send_ipis(struct trcu_state *rsp, enum trcu_ipi_kind kind)
 {
+	struct trcu_data *rdp;
+	int cpu, self;
 	u64 t;
 
 	if (cpumask_empty(rsp->ipi_mask))
 		return;
 	t = ktime_get_ns();
-	preempt_disable();	/* smp_call_function_many() wants it */
-	smp_call_function_many(rsp->ipi_mask, func, info, false);
-	preempt_enable();
+	self = get_cpu();
+	for_each_cpu(cpu, rsp->ipi_mask) {
+		if (cpu == self)
+			continue;
+		rdp = per_cpu_ptr(rsp->rda, cpu);
+		if (smp_call_function_single_async(cpu, kind == TRCU_IPI_NUDGE ?
+						   &rdp->nudge_csd :
+						   &rdp->kick_csd) == -EBUSY)
+			rdp->ipi_busy++;
+	}
+	put_cpu();
 	t = ktime_get_ns() - t;
 	rsp->n_ipi_send++;
 	rsp->ipi_send_ns += t;
@@ -658,20 +683,32 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp, bool init)
 	int cpu, credited = 0;
 
 	cpumask_clear(rsp->ipi_mask);
-	raw_spin_lock_irqsave(&rsp->fqslock, flags);
+	mutex_lock(&rsp->fqs_mutex);
 	rsp->n_force_qs++;
 	gpnum = READ_ONCE(rsp->gpnum);
 	if (gpnum == READ_ONCE(rsp->completed)) {
 		rsp->n_force_qs_ngp++;
-		raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
+		mutex_unlock(&rsp->fqs_mutex);
 		return;
 	}
 	snapshot = rsp->signaled == TRCU_SAVE_DYNTICK;	/* set at GP init */
+	/*
+	 * Order the counter reads below after whatever this GP's start
+	 * and the earlier scans saw: each read is then an acquire of the
+	 * CPU's own fully ordered counter updates (dynticks.c).
+	 */
+	smp_mb();
+	/*
+	 * Irqs are off for one leaf at a time, not for the whole scan: the
+	 * work at GP start is O(CPUs), and with irqs off across all of it
+	 * this CPU took no interrupt for that long at every GP.
+	 */
 	trcu_for_each_leaf(rsp, rnp) {
-		unsigned long f2;
-
-		qs = 0;
 		mask = READ_ONCE(rnp->qsmask);
+		if (!mask)
+			continue;
+		qs = 0;
+		local_irq_save(flags);
 		for (cpu = rnp->grplo; mask && cpu <= rnp->grphi; cpu++) {
 			struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
 
@@ -683,32 +720,33 @@ static void trcu_force_quiescent_state(struct trcu_state *rsp, bool init)
 				 !trcu_dynticks_cpu_idle(cpu))
 				cpumask_set_cpu(cpu, rsp->ipi_mask);
 		}
-		if (!qs)
+		if (!qs) {
+			local_irq_restore(flags);
 			continue;
+		}
 		credited += hweight_long(qs);
-		trcu_node_lock_irqsave(rnp, f2);
+		trcu_node_lock(rnp);
 		/* Only this GP's bits; trcu_report_qs_rnp() checks too. */
 		if (rnp->gpnum != gpnum) {
-			raw_spin_unlock_irqrestore(&rnp->lock, f2);
+			raw_spin_unlock_irqrestore(&rnp->lock, flags);
 			continue;
 		}
 		/*
 		 * No wakeup when the root empties: this is the GP kthread,
 		 * which checks its wait condition before it sleeps again.
 		 */
-		trcu_report_qs_rnp(rsp, rnp, qs & rnp->qsmask, gpnum, f2);
+		trcu_report_qs_rnp(rsp, rnp, qs & rnp->qsmask, gpnum, flags);
 	}
 	if (!init)
 		rsp->signaled = TRCU_FORCE_QS;
-	raw_spin_unlock_irqrestore(&rsp->fqslock, flags);
+	mutex_unlock(&rsp->fqs_mutex);
 	trace_trcu_fqs(rsp->name, gpnum, snapshot, credited,
 		       cpumask_weight(rsp->ipi_mask));
 	for_each_cpu(cpu, rsp->ipi_mask) {
 		per_cpu_ptr(rsp->rda, cpu)->resched_ipi++;
 		trcu_count_ipi(rsp, cpu);
 	}
-	/* IPIs need irqs on: sent after dropping fqslock. */
-	trcu_send_ipis(rsp, trcu_nudge_cpu, NULL);
+	trcu_send_ipis(rsp, TRCU_IPI_NUDGE);
 }
 
 /* Does @rsp need a new grace period?  Lockless peek by the GP kthread. */
@@ -789,40 +827,11 @@ static void trcu_kick_cpu(void *info)
 }
 
 /*
- * A GP with a synchronize caller runs its kthread on the caller's CPU
- * (trcu_gp_follow_waiter()), whose callback the cleanup just made
- * invocable.  Busy, that CPU gets no kick from the cleanup and would
- * invoke it at its next tick; under TCG the tick may come a whole round
- * of the emulator later (trace, 32 busy vCPUs: GP end at +0.24 s, the
- * caller woken at +0.37 s).  So run its tasklet now, from a self-IPI
- * (from process context a tasklet would wait for ksoftirqd).  Idle, the
- * CPU's idle entry would send that same self-IPI a little later.
- *
- * Only for such a GP (kthread bound): a call_trcu() flood on the CPU the
- * unbound kthread last ran on would otherwise note each GP's end at
- * once and request the next, and the SCHED_FIFO kthread would run GPs
- * back to back on the flooding CPU (make bench, 8 vCPUs: 60,000
- * callbacks/s instead of 930,000).  Without a waiter the tick paces them.
- * Caller: the GP kthread, no locks held.
- */
-static void trcu_gp_kick_self(struct trcu_state *rsp)
-{
-	struct trcu_data *rdp;
-
-	if (READ_ONCE(rsp->gp_kthread_cpu) < 0)
-		return;
-	local_irq_disable();
-	rdp = this_cpu_ptr(rsp->rda);
-	if (trcu_cbs_invocable(rsp, rdp))
-		irq_work_queue(&rdp->kick_work);
-	local_irq_enable();
-}
-
-/*
  * End the grace period whose root qsmask emptied: advance ->completed at
  * the root, then in every node so CPUs notice from their leaves.  CPUs
  * with callbacks that sleep in dynticks-idle get no tick to run them, so
- * they get an IPI; CPUs without callbacks are left alone.
+ * they get an IPI; CPUs without callbacks are left alone.  Then wake the
+ * synchronize callers whose GP this was.
  * Caller: the GP kthread, no locks held.
  */
 static void trcu_gp_cleanup(struct trcu_state *rsp)
@@ -858,8 +867,17 @@ static void trcu_gp_cleanup(struct trcu_state *rsp)
 			cpumask_set_cpu(cpu, rsp->ipi_mask);
 		}
 	}
-	trcu_send_ipis(rsp, trcu_kick_cpu, rsp);
-	trcu_gp_kick_self(rsp);
+	trcu_send_ipis(rsp, TRCU_IPI_KICK);
+	/*
+	 * synchronize callers wait for ->completed, not for a callback:
+	 * wake them here, as the kernel does since 6.9
+	 * (rcu_normal_wake_from_gp), so that their wait ends with the GP
+	 * on whatever CPU they sleep, busy or not, without waiting for that
+	 * CPU's tick or softirq to run a callback.  The wait queue's lock
+	 * orders the ->completed store before their check.
+	 */
+	if (wq_has_sleeper(&rsp->sync_wq))
+		wake_up_all(&rsp->sync_wq);
 }
 
 /* Root qsmask empty while a GP runs: the GP may be cleaned up. */
@@ -872,23 +890,14 @@ static bool trcu_gp_done(struct trcu_state *rsp)
  * rcustats (trace=1): before the GP kthread sleeps, snapshot the idle
  * counter of each CPU it may wake on; when it wakes, the CPU it runs on
  * has been dynticks-idle meanwhile iff its counter moved, so this wakeup
- * had to wake an idle CPU.  Bound, it wakes where it is bound: one
- * snapshot, not a walk over every CPU on each idle GP's path (~0.7 us
- * per CPU under TCG, in the 8 -> 128 vCPU latency growth).  A wakeup
- * elsewhere compares with an older snapshot and counts as idle: the
- * count errs high, never low.
+ * had to wake an idle CPU.
  */
 static void trcu_gp_sleep_snap(struct trcu_state *rsp)
 {
-	int cpu = READ_ONCE(rsp->gp_kthread_cpu);
+	int cpu;
 
 	if (!trcu_trace)
 		return;
-	if (cpu >= 0) {
-		per_cpu_ptr(rsp->rda, cpu)->gpk_dt_snap =
-			trcu_dynticks_snap(cpu);
-		return;
-	}
 	for_each_online_cpu(cpu)
 		per_cpu_ptr(rsp->rda, cpu)->gpk_dt_snap =
 			trcu_dynticks_snap(cpu);
@@ -900,8 +909,8 @@ static void trcu_gp_woke(struct trcu_state *rsp, bool req)
 	struct trcu_data *rdp;
 	int cpu;
 
-	/* For the stall warning: how long since the kthread last ran. */
-	WRITE_ONCE(rsp->gp_activity, jiffies);
+	/* Stall warning and starvation watch: when it last ran. */
+	trcu_gpk_ran(rsp);
 	if (!trcu_trace)
 		return;
 	cpu = raw_smp_processor_id();
@@ -911,64 +920,6 @@ static void trcu_gp_woke(struct trcu_state *rsp, bool req)
 	WRITE_ONCE(rdp->n_wake_idle, rdp->n_wake_idle + 1);
 	if (req)
 		WRITE_ONCE(rdp->n_wake_idle_req, rdp->n_wake_idle_req + 1);
-}
-
-/*
- * Run the GP kthread on the CPU of a synchronize caller, if one asked
- * since it last looked, else wherever the scheduler likes.
- *
- * The scheduler wakes a task on the CPU it last ran on if that CPU is
- * idle, so an unbound GP kthread woke an idle CPU for every GP request
- * (make bench: 101 of 202 idle-CPU wakeups in 101 GPs) and had its
- * first-scan timer fire there too.  Bound to the caller's CPU, the next
- * request from there -- the caller is running when it asks -- wakes it
- * there, and the caller's wait leaves that CPU free for it.  Callers of
- * call_trcu() keep running instead: bound to a CPU flooding callbacks
- * the kthread took its time from the poster and invoked/s fell to 0.55-
- * 0.86 of the kernel's (8 vCPUs), so without a waiter it is unbound and
- * works in parallel on another CPU.  A CPU that is going away refuses
- * the bind, or the scheduler moves the kthread off it later.  The hint
- * is read and cleared without atomics: losing one only moves the
- * kthread less.  Caller: the GP kthread, no locks held.
- */
-static void trcu_gp_follow_waiter(struct trcu_state *rsp)
-{
-	int cpu = READ_ONCE(rsp->gp_waiter_cpu);
-
-	if (cpu >= 0)
-		WRITE_ONCE(rsp->gp_waiter_cpu, -1);
-	if (cpu < 0 || !cpu_online(cpu)) {
-		if (READ_ONCE(rsp->gp_kthread_cpu) >= 0 &&
-		    !set_cpus_allowed_ptr(current, cpu_possible_mask))
-			WRITE_ONCE(rsp->gp_kthread_cpu, -1);
-		return;
-	}
-	if (cpu == READ_ONCE(rsp->gp_kthread_cpu) &&
-	    cpu == raw_smp_processor_id())
-		return;
-	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
-		WRITE_ONCE(rsp->gp_kthread_cpu, cpu);
-}
-
-/*
- * A synchronize caller on @cpu finds the GP kthread unbound: the first
- * request since load, or since a stretch of call_trcu() without waiters.
- * Bind the sleeping kthread here, before the request wakes it, or the
- * scheduler wakes it where it last ran, idle or not (make bench: the one
- * idle-CPU wakeup left in 101 GPs, the first request).  Asleep, it only
- * has its mask changed: no migration, no IPI.  While a GP runs it is
- * awake and rebinds itself at the next GP start anyway, so leave it.
- * A race with that rebinding only leaves ->gp_kthread_cpu stale, which
- * trcu_gp_follow_waiter() corrects.  Caller: may sleep, no locks held.
- */
-static void trcu_gp_bind_to_waiter(struct trcu_state *rsp, int cpu)
-{
-	if (READ_ONCE(rsp->gp_kthread_cpu) >= 0 ||
-	    READ_ONCE(rsp->gpnum) != READ_ONCE(rsp->completed) ||
-	    !rsp->gp_kthread)
-		return;
-	if (!set_cpus_allowed_ptr(rsp->gp_kthread, cpumask_of(cpu)))
-		WRITE_ONCE(rsp->gp_kthread_cpu, cpu);
 }
 
 /*
@@ -988,7 +939,6 @@ static int trcu_gp_kthread(void *arg)
 		trcu_gp_woke(rsp, true);
 		if (kthread_should_stop())
 			break;
-		trcu_gp_follow_waiter(rsp);
 		trcu_gp_init(rsp);
 		/*
 		 * Credit the CPUs idle right now, and this one, at once: on
@@ -1019,31 +969,18 @@ static int trcu_gp_kthread(void *arg)
 		if (kthread_should_stop())
 			break;
 		trcu_gp_cleanup(rsp);
+		trcu_gpk_ran(rsp);
 	}
 	return 0;
 }
 
 /*
- * Start @rsp's GP kthread.  SCHED_FIFO at the lowest priority, as the
- * kernel's own GP kthreads with RCU_BOOST: bound to a requester that is
- * busy with CPU-bound tasks (trcu_gp_follow_waiter()), a normal task
- * waited its CFS turn behind them for every scan and for the cleanup
- * (make bench, 8 busy vCPUs: busy synchronize 1.8 s -> 3.0 s when
- * bound), and an unbound one woken onto a busy CPU waited there up to
- * 10 s until the load balancer moved it (trace, 32 busy vCPUs).  It
- * never spins: each wait is a sleep.  Module init, no locks.
+ * Start @rsp's GP kthread: its class and placement are gp_kthread.c's.
+ * Module init, no locks.
  */
 int trcu_gp_kthread_start(struct trcu_state *rsp)
 {
-	struct task_struct *t;
-
-	t = kthread_create(trcu_gp_kthread, rsp, "%s_gp", rsp->name);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	sched_set_fifo_low(t);
-	rsp->gp_kthread = t;
-	wake_up_process(t);
-	return 0;
+	return trcu_gpk_start(rsp, trcu_gp_kthread);
 }
 
 /* Stop @rsp's GP kthread.  Module exit, after the barriers. */
@@ -1051,9 +988,7 @@ void trcu_gp_kthread_stop(struct trcu_state *rsp)
 {
 	/* No call_trcu() runs any more: let a queued wakeup finish. */
 	irq_work_sync(&rsp->gp_wake_work);
-	if (rsp->gp_kthread)
-		kthread_stop(rsp->gp_kthread);
-	rsp->gp_kthread = NULL;
+	trcu_gpk_stop(rsp);
 }
 
 /*
@@ -1195,18 +1130,55 @@ static void trcu_barrier_func(void *info)
 }
 
 /*
+ * Queue @cpu's barrier callback behind its others, @cpu being offline.
+ * Dead (its hotplug dead step has begun), its list is touched by nobody
+ * but the adoption, which ->barrier_lock holds off: queue it there, and
+ * the adoption moves it, in order, to the adopter.  Offline and not yet
+ * dead, the CPU may still run for a moment: wait for its dead step to
+ * begin (a hotplug operation that is running cannot wait for us: the
+ * dead step takes ->barrier_lock only after setting ->dead).  Returns
+ * false if the callbacks were adopted meanwhile (nothing to queue).
+ * Caller: trcu_do_barrier(), ->barrier_lock held.
+ */
+static bool trcu_barrier_offline(struct trcu_state *rsp, int cpu)
+{
+	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+	unsigned long flags;
+
+	lockdep_assert_held(&rsp->barrier_lock);
+	while (!READ_ONCE(per_cpu_ptr(trcu_dynticks, cpu)->dead)) {
+		if (cpu_online(cpu))
+			return false;	/* back: the caller IPIs it */
+		schedule_timeout_uninterruptible(1);
+	}
+	smp_mb();	/* ->dead before its list: pairs with hotplug.c */
+	if (!READ_ONCE(rdp->qlen))
+		return false;
+	rdp->barrier.func = trcu_barrier_callback;
+	rdp->barrier.next = NULL;
+	local_irq_save(flags);
+	trcu_cblist_enqueue(rdp, &rdp->barrier);
+	local_irq_restore(flags);
+	return true;
+}
+
+/*
  * Wait for every callback of @rsp queued before the call.  CPUs with no
  * callbacks (idle ones in particular) are skipped, not disturbed.
- * Hotplug is held off while the barrier callbacks are queued; a CPU
- * that dies afterwards hands its barrier callback, in order, to the
- * adopter.  Caller: process context, no locks.
+ * CPU hotplug is not held off, so that a caller may hold its read lock
+ * (as kernel code calls rcu_barrier()): ->barrier_lock keeps the dead
+ * step's adoption out while the barrier callbacks are queued, an online
+ * CPU gets its callback by IPI, and a dead CPU whose callbacks are not
+ * adopted yet gets it queued on its list, which the adoption then moves
+ * in order.  Caller: process context, no locks but perhaps the CPU
+ * hotplug read lock.
  */
 static void trcu_do_barrier(struct trcu_state *rsp)
 {
 	int cpu;
 
 	mutex_lock(&rsp->barrier_mutex);
-	cpus_read_lock();
+	mutex_lock(&rsp->barrier_lock);
 	reinit_completion(&rsp->barrier_completion);
 	atomic_set(&rsp->barrier_cpu_count, 1);
 	/*
@@ -1215,16 +1187,25 @@ static void trcu_do_barrier(struct trcu_state *rsp)
 	 * __call_trcu() being complete before the caller came here.
 	 */
 	smp_mb();
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
 
 		if (!READ_ONCE(rdp->qlen))
 			continue;
 		atomic_inc(&rsp->barrier_cpu_count);
-		trcu_count_ipi(rsp, cpu);
-		smp_call_function_single(cpu, trcu_barrier_func, rsp, 1);
+		if (cpu_online(cpu)) {
+			trcu_count_ipi(rsp, cpu);
+			if (!smp_call_function_single(cpu, trcu_barrier_func,
+						      rsp, 1))
+				continue;
+		}
+		if (!trcu_barrier_offline(rsp, cpu) &&
+		    !(cpu_online(cpu) &&
+		      !smp_call_function_single(cpu, trcu_barrier_func, rsp,
+						1)))
+			atomic_dec(&rsp->barrier_cpu_count);
 	}
-	cpus_read_unlock();
+	mutex_unlock(&rsp->barrier_lock);
 	if (atomic_dec_and_test(&rsp->barrier_cpu_count))
 		complete(&rsp->barrier_completion);
 	wait_for_completion(&rsp->barrier_completion);
@@ -1249,22 +1230,29 @@ void trcu_barrier_bh(void)
 }
 EXPORT_SYMBOL_GPL(trcu_barrier_bh);
 
-/* Wait for a grace period of @rsp, by queueing a callback and sleeping. */
-static void trcu_synchronize(struct trcu_state *rsp,
-			     void (*call)(struct rcu_head *, rcu_callback_t))
+/*
+ * Wait for a grace period of @rsp: ask for the first GP to start after
+ * this call and sleep until the GP kthread has ended it.  No callback is
+ * queued, so the wait ends with the GP, not when this CPU next gets to
+ * invoke callbacks (a CPU hogged by another task, or flooded, may not
+ * for a long time).  The GP number is ->gpnum + 1 read after a full
+ * barrier, as for callbacks (tree.h): that GP starts after every reader
+ * that this caller must wait for had begun.  Caller: may sleep, no
+ * locks held but perhaps the CPU hotplug read lock.
+ */
+static void trcu_synchronize(struct trcu_state *rsp)
 {
-	struct rcu_synchronize rs;
-	int cpu = raw_smp_processor_id();	/* a hint: may move */
+	unsigned long flags;
+	long gpnum;
 
 	might_sleep();
-	init_rcu_head_on_stack(&rs.head);
-	init_completion(&rs.completion);
-	/* Where the GP kthread should run: trcu_gp_follow_waiter(). */
-	WRITE_ONCE(rsp->gp_waiter_cpu, cpu);
-	trcu_gp_bind_to_waiter(rsp, cpu);
-	call(&rs.head, wakeme_after_rcu);
-	wait_for_completion(&rs.completion);
-	destroy_rcu_head_on_stack(&rs.head);
+	smp_mb();	/* The caller's updates before the ->gpnum read. */
+	local_irq_save(flags);
+	gpnum = READ_ONCE(rsp->gpnum) + 1;
+	trcu_request_gp(rsp, this_cpu_ptr(rsp->rda), gpnum);
+	local_irq_restore(flags);
+	wait_event(rsp->sync_wq, READ_ONCE(rsp->completed) - gpnum >= 0);
+	smp_mb();	/* The GP before the caller's frees. */
 }
 
 /**
@@ -1272,7 +1260,7 @@ static void trcu_synchronize(struct trcu_state *rsp,
  */
 void synchronize_trcu(void)
 {
-	trcu_synchronize(&trcu_sched_state, call_trcu);
+	trcu_synchronize(&trcu_sched_state);
 }
 EXPORT_SYMBOL_GPL(synchronize_trcu);
 
@@ -1282,7 +1270,7 @@ EXPORT_SYMBOL_GPL(synchronize_trcu);
  */
 void synchronize_trcu_bh(void)
 {
-	trcu_synchronize(&trcu_bh_state, call_trcu_bh);
+	trcu_synchronize(&trcu_bh_state);
 }
 EXPORT_SYMBOL_GPL(synchronize_trcu_bh);
 

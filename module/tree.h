@@ -14,7 +14,7 @@
  * the GP kthread initializes (start) and cleans up (end) that node, so a
  * CPU sees a new GP only once its own leaf is ready for it.
  *
- * Lock order: fqslock -> onofflock -> trcu_node locks (one at a time; a
+ * Lock order: fqs_mutex -> onofflock -> trcu_node locks (one at a time; a
  * QS report walks up the tree releasing each lock before taking the
  * parent's).  Node locks are raw spinlocks taken with irqsave because the
  * tick probe path and call_trcu() run in hardirq context.
@@ -35,6 +35,8 @@
 #include <linux/completion.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "geometry.h"
 #include "params.h"
@@ -66,6 +68,8 @@ struct trcu_dynticks {
 					/*  An irq on an idle CPU makes it */
 					/*  odd until the idle loop next */
 					/*  halts (see dynticks.c). */
+	bool dead;			/* Its hotplug dead step has begun, */
+					/*  and it was not prepared since. */
 	bool booting;			/* Prepared for bring-up and not yet */
 					/*  switched tasks: credited while */
 					/*  not marked online. */
@@ -169,6 +173,9 @@ struct trcu_data {
 					/*  NEXT_READY waits for. */
 	long qlen;			/* Callbacks queued, all segments. */
 	long blimit;			/* Max callbacks invoked per batch. */
+	long batch_max;			/* Most callbacks one batch ran, */
+	u64 batch_max_ns;		/*  longest one batch took (debugfs */
+					/*  rcustats). */
 	long qlen_last_fqs;		/* ->qlen when a flood last asked */
 					/*  for a forced QS scan, lowered */
 					/*  as the queue drains. */
@@ -190,6 +197,11 @@ struct trcu_data {
 	unsigned long dynticks_fqs;	/* QS credited: dynticks idle. */
 	unsigned long offline_fqs;	/* QS credited: CPU offline. */
 	unsigned long resched_ipi;	/* Nudge IPIs sent to this CPU. */
+	unsigned long ipi_busy;		/* ... skipped: the previous one of */
+					/*  that kind had not run yet. */
+	call_single_data_t nudge_csd;	/* The GP kthread's nudge IPI and */
+	call_single_data_t kick_csd;	/*  GP-end kick to this CPU: one */
+					/*  of each in flight at most. */
 
 	/* 6) wakeups trcu caused on this CPU (debugfs rcustats): */
 	unsigned long n_ipi;		/* IPIs trcu sent here (all kinds). */
@@ -229,15 +241,14 @@ struct trcu_state {
 	long gp_needed;			/* Highest GP number requested by */
 					/*  any CPU; the kthread starts GPs */
 					/*  until ->completed reaches it. */
-	int gp_waiter_cpu;		/* CPU of the last synchronize caller */
-					/*  (a hint, -1: none since the GP */
-					/*  kthread last looked). */
+	unsigned long gp_req_jiffies;	/* jiffies when ->gp_needed last */
+					/*  grew (gp_kthread.c's watch). */
 	u8 signaled;			/* fqs phase, TRCU_SAVE_DYNTICK/FQS. */
 
 	raw_spinlock_t onofflock;	/* Excludes hotplug changes of */
 					/*  qsmaskinit and GP initialization. */
-	raw_spinlock_t fqslock;		/* One force_quiescent_state() at a */
-					/*  time. */
+	struct mutex fqs_mutex;		/* One force_quiescent_state() at a */
+					/*  time (irqs are off per leaf). */
 	unsigned long jiffies_force_qs;	/* When the next fqs is due. */
 	unsigned long n_force_qs;	/* Calls to fqs. */
 	unsigned long n_force_qs_ngp;	/* ... that found no GP running. */
@@ -256,13 +267,36 @@ struct trcu_state {
 	unsigned long jiffies_stall;	/* When to check for stalls next. */
 
 	struct task_struct *gp_kthread;	/* Drives GP start/fqs/cleanup. */
-	int gp_kthread_cpu;		/* CPU it is bound to, or -1. */
 	unsigned long gp_activity;	/* jiffies the GP kthread last woke. */
 	wait_queue_head_t gp_wq;	/* GP kthread sleeps here. */
+	wait_queue_head_t sync_wq;	/* synchronize callers sleep here; */
+					/*  the GP kthread wakes them at GP */
+					/*  end. */
+
+	/* Starvation watch of the GP kthread (gp_kthread.c): */
+	bool gpk_watch;			/* Ticks may check it (set once it */
+					/*  runs, cleared before it stops). */
+	int gpk_state;			/* TRCU_GPK_* of the episode. */
+	unsigned long gpk_since;	/* Wanted, not run, since (jiffies). */
+	struct work_struct gpk_work;	/* Names the holder, moves it. */
+	call_single_data_t gpk_csd;	/* Asks the holder's CPU. */
+	bool gpk_answered;		/* ... which wrote the two below. */
+	char gpk_holder[TASK_COMM_LEN];	/* comm of the task holding it, */
+	pid_t gpk_holder_pid;		/*  and its pid (-1: no answer). */
+	struct mutex gpk_mutex;		/* Serializes affinity changes. */
+	cpumask_var_t gpk_mask;		/* Affinity it was moved to, */
+	cpumask_var_t gpk_saved;	/*  and the one it had before. */
+	bool gpk_moved;			/* Moved, not yet given back. */
+	unsigned long gpk_moved_at;	/* jiffies of the move. */
+	unsigned long n_gpk_starved;	/* Episodes (debugfs rcustats). */
+	unsigned long n_gpk_moved;	/* ... that moved it. */
 	struct irq_work gp_wake_work;	/* deferred wakeup of the above */
 	unsigned long gp_flags;		/* TRCU_GP_FLAG_* (atomic bitops). */
 
 	struct mutex barrier_mutex;	/* Serializes trcu_barrier(). */
+	struct mutex barrier_lock;	/* Held while a barrier queues its */
+					/*  callbacks, and by the hotplug */
+					/*  dead step's adoption. */
 	atomic_t barrier_cpu_count;	/* Barrier callbacks outstanding + 1. */
 	struct completion barrier_completion;
 					/* Completed by the last one. */
@@ -351,11 +385,19 @@ void trcu_qs_all_flavors(void);
 void trcu_adopt_cbs(struct trcu_state *rsp, struct trcu_data *dead,
 		    struct trcu_data *rdp);
 
+/* gp_kthread.c: the GP kthread's class, placement, starvation watch. */
+int trcu_gpk_start(struct trcu_state *rsp, int (*fn)(void *));
+void trcu_gpk_stop(struct trcu_state *rsp);
+void trcu_gpk_check(struct trcu_state *rsp);
+void trcu_gpk_ran(struct trcu_state *rsp);
+
 /* poll.c: polled grace periods (cookies). */
 unsigned long trcu_poll_get_state(struct trcu_state *rsp);
 
 /* exp.c: expedited grace periods. */
+void trcu_exp_init(void);
 void trcu_exp_exit(void);
+void trcu_exp_cpu_dead(int cpu);
 void trcu_exp_report_qs(int flavor);
 
 /* kfree.c: kfree_trcu() batches. */

@@ -297,6 +297,19 @@ int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
 	return 0;
 }
 
+int smp_call_function_single_async(int cpu, call_single_data_t *csd)
+{
+	return smp_call_function_single(cpu, csd->func, csd->info, 0);
+}
+
+/* Sleep @t jiffies: a timed wait on a queue nobody wakes. */
+void sim_sleep(unsigned long t)
+{
+	static wait_queue_head_t never;
+
+	sim_wait(&never, true, jiffies + t);
+}
+
 static struct cpumask sim_cpu_masks[SIM_MAX_CPUS];
 
 const struct cpumask *cpumask_of(int cpu)

@@ -94,6 +94,35 @@ void trcu_exp_report_qs(int flavor)
 {
 }
 
+/* No expedited GP waits for a dead CPU either. */
+void trcu_exp_cpu_dead(int cpu)
+{
+}
+
+/*
+ * gp_kthread.c (the GP kthread's class, affinity and starvation watch)
+ * is not simulated: the simulator has no scheduler, so a GP kthread
+ * always runs as soon as it is woken, and nothing can starve it.
+ */
+int trcu_gpk_start(struct trcu_state *rsp, int (*fn)(void *))
+{
+	rsp->gp_kthread = kthread_create(fn, rsp, "gp");
+	return 0;
+}
+
+void trcu_gpk_stop(struct trcu_state *rsp)
+{
+}
+
+void trcu_gpk_check(struct trcu_state *rsp)
+{
+}
+
+void trcu_gpk_ran(struct trcu_state *rsp)
+{
+	WRITE_ONCE(rsp->gp_activity, jiffies);
+}
+
 /* ---- simulated CPUs ---- */
 
 enum { C_OFF, C_IDLE, C_BUSY, C_DYING, C_BOOTING };

@@ -332,6 +332,15 @@ void sim_wait(wait_queue_head_t *q, bool timed, unsigned long until);
 		sim_wait(&(q), true, __until);				\
 	0; })
 
+#define wait_event(q, cond)	wait_event_idle(q, cond)
+#define wake_up_all(q)		sim_wake_up(q)
+#define wq_has_sleeper(q)	true
+#define need_resched()		false
+#define schedule_timeout_uninterruptible(t) sim_sleep(t)
+void sim_sleep(unsigned long t);
+#define TASK_COMM_LEN		16
+typedef int pid_t;
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 struct completion { unsigned int done; wait_queue_head_t wait; };
 #define init_completion(c)	((c)->done = 0)
 #define reinit_completion(c)	((c)->done = 0)
@@ -376,6 +385,18 @@ int smp_call_function_single(int cpu, smp_call_func_t func, void *info,
 			     int wait);
 void smp_call_function_many(const struct cpumask *mask, smp_call_func_t func,
 			    void *info, bool wait);
+/*
+ * A csd: queued as smp_call_function_single(wait=0).  Not modelled: a
+ * csd still in flight is sent again (the kernel's call returns -EBUSY).
+ */
+typedef struct { smp_call_func_t func; void *info; } call_single_data_t;
+#define INIT_CSD(c, f, i)	do { (c)->func = (f); (c)->info = (i); } while (0)
+int smp_call_function_single_async(int cpu, call_single_data_t *csd);
+#define get_cpu()		(sim_cur_cpu)
+#define put_cpu()		do { } while (0)
+
+/* ---- workqueues (only their types: the engine queues no work) ---- */
+struct work_struct { int dummy; };
 
 /* ---- hotplug states ---- */
 #define CPUHP_BP_PREPARE_DYN	1
