@@ -27,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/cpu.h>
 #include <linux/random.h>
 #include <linux/list.h>
 
@@ -346,6 +347,31 @@ static void tt_pipe_update_removed(void)
 /* Polled waits done by the writer (flavours with a cookie API). */
 static unsigned long tt_n_cond_sync, tt_n_poll;
 
+/* Waits done with the CPU hotplug read lock held (tt_hotplug_lock()). */
+static atomic_long_t tt_n_hp_locked;
+
+/*
+ * One wait in four holds the CPU hotplug read lock, as kernel code may
+ * around synchronize_rcu(), synchronize_rcu_expedited() or rcu_barrier()
+ * (and rcutorture does): a flavour whose wait takes a lock that nests
+ * around cpu_hotplug_lock then shows up in lockdep, or deadlocks against
+ * the hotplug kthread.  Returns whether it took the lock.
+ */
+static bool tt_hotplug_lock(struct rnd_state *rnd)
+{
+	if (prandom_u32_state(rnd) & 0x18)
+		return false;
+	cpus_read_lock();
+	atomic_long_inc(&tt_n_hp_locked);
+	return true;
+}
+
+static void tt_hotplug_unlock(bool locked)
+{
+	if (locked)
+		cpus_read_unlock();
+}
+
 /*
  * The writer's synchronous wait for the removed element.  Flavours with
  * polled grace periods use them half of the time: a cookie taken now,
@@ -357,22 +383,22 @@ static void tt_writer_wait(struct rnd_state *rnd)
 {
 	unsigned long cookie;
 	u32 r = prandom_u32_state(rnd);
+	bool hp = tt_hotplug_lock(rnd);
 
 	if (!tt_ops->get_state || !(r & 2)) {
 		tt_ops->sync();
-		return;
-	}
-	if (r & 4) {
+	} else if (r & 4) {
 		cookie = tt_ops->get_state();
 		usleep_range(100, 2000);
 		tt_ops->cond_sync(cookie);
 		tt_n_cond_sync++;
-		return;
+	} else {
+		cookie = tt_ops->start_poll();
+		while (!tt_ops->poll_state(cookie))
+			usleep_range(200, 1000);
+		tt_n_poll++;
 	}
-	cookie = tt_ops->start_poll();
-	while (!tt_ops->poll_state(cookie))
-		usleep_range(200, 1000);
-	tt_n_poll++;
+	tt_hotplug_unlock(hp);
 }
 
 static int tt_writer(void *arg)
@@ -438,6 +464,7 @@ static int tt_fakewriter(void *arg)
 {
 	struct rnd_state rnd;
 	struct tt_cb_wait w;
+	bool hp;
 
 	tt_rnd_init(&rnd);
 	while (!tt_should_stop()) {
@@ -445,7 +472,9 @@ static int tt_fakewriter(void *arg)
 		tt_sleep(1 + prandom_u32_state(&rnd) % 3);
 		switch (prandom_u32_state(&rnd) % 4) {
 		case 0:
+			hp = tt_hotplug_lock(&rnd);
 			tt_ops->cb_barrier();
+			tt_hotplug_unlock(hp);
 			break;
 		case 1:
 			init_completion(&w.done);
@@ -454,7 +483,9 @@ static int tt_fakewriter(void *arg)
 			wait_for_completion(&w.done);
 			break;
 		default:
+			hp = tt_hotplug_lock(&rnd);
 			tt_ops->sync();
+			tt_hotplug_unlock(hp);
 			break;
 		}
 	}
@@ -507,6 +538,8 @@ static void tt_stats_print(void)
 	if (tt_ops->get_state)
 		tt_out("polled: cond_sync %lu poll %lu\n",
 		       READ_ONCE(tt_n_cond_sync), READ_ONCE(tt_n_poll));
+	tt_out("waits with the hotplug lock held: %ld\n",
+	       atomic_long_read(&tt_n_hp_locked));
 	tt_stress_stats();
 	kfree(buf);
 }
