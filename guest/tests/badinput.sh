@@ -233,6 +233,8 @@ stall_timeout              o o o  E  R    E   E
 jiffies_till_force_qs      E o o  E  R    E   E
 jiffies_till_first_fqs     E o o  E  R    E   E
 kfree_nobatch              o o E  E  R    E   E
+kthread_prio               o o o  E  R    E   E
+batch_us                   E E E  E  R    E   E
 blimit                     E o o  E  R    E   E
 qhimark                    E E E  E  R    E   E
 qlowmark                   o o o  E  R    E   E
@@ -255,6 +257,11 @@ trcu o jiffies_till_force_qs jiffies_till_force_qs=250
 trcu E jiffies_till_force_qs jiffies_till_force_qs=251
 trcu o jiffies_till_first_fqs jiffies_till_first_fqs=250
 trcu E jiffies_till_first_fqs jiffies_till_first_fqs=251
+trcu o kthread_prio kthread_prio=99
+trcu E kthread_prio kthread_prio=100
+trcu o batch_us batch_us=100
+trcu o batch_us batch_us=100000
+trcu E batch_us batch_us=100001
 trcu o blimit blimit=10000
 trcu E blimit blimit=10001
 trcu o qhimark qhimark=100
