@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# IRQSOFF: a CPU that keeps irqs disabled must delay grace periods (it
+# runs no QS), but must not make trcu's sender spin on it.  trcuhog.ko
+# disables irqs on CPU 5 for 1000 ms at a time, 100 ms apart, for
+# RATE_S + 2 s, while rate drivers on CPU 0 run synchronize_trcu,
+# synchronize_trcu_bh, synchronize_rcu, synchronize_trcu_expedited and
+# synchronize_rcu_expedited back to back for RATE_S (12) s, in the same
+# load.  Budgets:
+#   - ipi_send max_ns in debugfs rcustats (the longest single send of
+#     IPIs by trcu's GP kthread) <= 20 ms for both flavours: a send that
+#     never waits for its target takes microseconds, and 20 ms is two
+#     rounds of TCG at 8 vCPUs; one that waits (csd_lock_wait() on the
+#     holdout's previous IPI) takes up to the 1000 ms stretch;
+#   - rates (hoglib.sh, rate_budget): trcu and trcu_bh against
+#     synchronize_rcu, trcu expedited against synchronize_rcu_expedited.
+# No stall report is expected: each stretch is 1 s and the CPU takes its
+# interrupts between stretches, so a grace period waits about 1 s, far
+# below trcu's stall_timeout (21 s) and the kernel's (21 s); one would be
+# a real failure.  The stretches stay below the soft-lockup (20 s) and
+# NMI-watchdog (10 s) thresholds and touch the watchdogs.
+. /tests/lib.sh
+. /tests/hoglib.sh
+
+D=${RATE_S:-12}
+HOLD_CPU=5
+LIMIT_NS=20000000
+
+insmod $M/trcu.ko trace=1 || { fail irqsoff-load "insmod trcu.ko trace=1 failed"; exit 1; }
+
+before="trcu max_ns=$(stat_val trcu max_ns) trcu_bh max_ns=$(stat_val trcu_bh max_ns)"
+if hog_run $((D + 60)) tag=irqsoff irqsoff_cpu=$HOLD_CPU irqsoff_ms=1000 \
+	irqsoff_gap_ms=100 irqsoff_s=$((D + 2)) rate_cpu=0 rate_s="$D" \
+	rate_delay_ms=500 rate_ops=trcu_sync,trcu_bh_sync,rcu_sync,trcu_exp,rcu_exp; then
+	hold=$(echo "$HOG_LOG" | grep '^IRQSOFF')
+	case "$hold" in
+	*"stretches=0 "*|"") fail irqsoff-holdout "the holdout did not run: $(hog_flat)" ;;
+	*) pass irqsoff-holdout "$hold" ;;
+	esac
+	for f in trcu trcu_bh; do
+		s=$(stat_val $f ipi_send)
+		mx=$(stat_val $f max_ns)
+		d="$f ipi_send=$s max_ns=$mx (limit $LIMIT_NS; before the holdout: $before)"
+		if [ -z "$mx" ]; then
+			fail "irqsoff-ipi-$f" "no ipi_send line in rcustats: $d"
+		elif [ "$mx" -le "$LIMIT_NS" ]; then
+			pass "irqsoff-ipi-$f" "$d"
+		else
+			fail "irqsoff-ipi-$f" "an IPI send took longer than 20 ms: $d"
+		fi
+	done
+	rate_budget irqsoff-trcu "holdout cpu$HOLD_CPU" "trcu sync 0" "rcu sync 0"
+	rate_budget irqsoff-trcu_bh "holdout cpu$HOLD_CPU" "trcu_bh sync 0" "rcu sync 0"
+	rate_budget irqsoff-exp "holdout cpu$HOLD_CPU" "trcu exp 0" "rcu exp 0"
+else
+	fail irqsoff-hog "trcuhog load, report or unload failed: $(hog_flat)"
+fi
+
+rmmod trcu || fail irqsoff-unload "rmmod trcu failed"
+exit $FAILED
