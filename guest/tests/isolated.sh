@@ -50,15 +50,17 @@ done
 
 # sampler OUT DELAY: every 0.2 s after DELAY s, "kthread cpu allowed" for
 # both GP kthreads into OUT, until /tmp/sampler.stop exists.
+# The pids are looked up once: a scan of /proc per sample took most of a
+# second under TCG.
 sampler() {
-	local out=$1 k p
+	local out=$1 p1 p2
 	: >"$out"
+	p1=$(gp_pid trcu_gp)
+	p2=$(gp_pid trcu_bh_gp)
 	sleep "$2"
 	while [ ! -e /tmp/sampler.stop ]; do
-		for k in $KTHREADS; do
-			p=$(gp_pid $k)
-			echo "$k $(last_cpu "$p") $(allowed "$p")" >>"$out"
-		done
+		echo "trcu_gp $(last_cpu "$p1") $(allowed "$p1")" >>"$out"
+		echo "trcu_bh_gp $(last_cpu "$p2") $(allowed "$p2")" >>"$out"
 		usleep 200000
 	done
 }
