@@ -12,7 +12,10 @@
  *            kernel's RCU alike; what it takes from the CPU is the CPU.
  *   irqsoff  a kthread on irqsoff_cpu disables irqs for irqsoff_ms, then
  *            sleeps irqsoff_gap_ms, again and again for irqsoff_s
- *            seconds: an irqs-off holdout that IPIs cannot reach.
+ *            seconds: an irqs-off holdout that IPIs cannot reach.  Its
+ *            line gives the fewest jiffies that passed in one stretch:
+ *            0 means the holdout was the CPU that keeps jiffies, so the
+ *            whole machine's timers stood still, not just that CPU.
  *   rate     one kthread per rate_ops entry, each on its CPU, calls its
  *            primitive back to back for rate_s seconds (after
  *            rate_delay_ms), timing each call.
@@ -244,27 +247,32 @@ static int hog_irqsoff_thread(void *unused)
 {
 	u64 end = ktime_get_ns() + (u64)irqsoff_s * NSEC_PER_SEC;
 	u64 len = (u64)irqsoff_ms * NSEC_PER_MSEC, t0, t, max = 0;
-	unsigned long n = 0;
+	unsigned long n = 0, j0, dj, min_dj = ULONG_MAX;
 
 	while (ktime_get_ns() < end && !READ_ONCE(hog_abort) &&
 	       !kthread_should_stop()) {
 		local_irq_disable();
+		j0 = jiffies;
 		t0 = ktime_get_ns();
 		do {
 			cpu_relax();
 			t = ktime_get_ns() - t0;
 		} while (t < len);
+		/* Did another CPU keep jiffies going meanwhile? */
+		dj = jiffies - j0;
 		touch_nmi_watchdog();
 		local_irq_enable();
 		if (t > max)
 			max = t;
+		if (dj < min_dj)
+			min_dj = dj;
 		n++;
 		hog_sleep_until(ktime_get_ns() +
 				(u64)irqsoff_gap_ms * NSEC_PER_MSEC);
 	}
-	pr_info("IRQSOFF tag=%s cpu=%d ms=%d gap_ms=%d stretches=%lu max_ms=%llu\n",
+	pr_info("IRQSOFF tag=%s cpu=%d ms=%d gap_ms=%d stretches=%lu max_ms=%llu min_jiffies=%lu\n",
 		tag, irqsoff_cpu, irqsoff_ms, irqsoff_gap_ms, n,
-		div_u64(max, NSEC_PER_MSEC));
+		div_u64(max, NSEC_PER_MSEC), n ? min_dj : 0);
 	smp_store_release(&irqsoff_done, true);
 	hog_park();
 	return 0;

@@ -36,6 +36,7 @@ if hog_run $((D + 60)) tag=irqsoff irqsoff_cpu=$HOLD_CPU irqsoff_ms=1000 \
 	hold=$(echo "$HOG_LOG" | grep '^IRQSOFF')
 	case "$hold" in
 	*"stretches=0 "*|"") fail irqsoff-holdout "the holdout did not run: $(hog_flat)" ;;
+	*" min_jiffies=0") fail irqsoff-holdout "jiffies stood still in a stretch (the holdout kept the machine's jiffies, so no forcing could run): $hold" ;;
 	*) pass irqsoff-holdout "$hold" ;;
 	esac
 	for f in trcu trcu_bh; do
