@@ -18,7 +18,10 @@
  *            whole machine's timers stood still, not just that CPU.
  *   rate     one kthread per rate_ops entry, each on its CPU, calls its
  *            primitive back to back for rate_s seconds (after
- *            rate_delay_ms), timing each call.
+ *            rate_delay_ms), timing each call; with probe_cpu, a
+ *            SCHED_FIFO kthread there sleeps 1 ms at a time meanwhile
+ *            and reports how late its latest wakeup came
+ *            (PROBE tag=T cpu=C wakeups=N max_late_us=M done=D).
  *
  * The reporting kthread (not bound to a CPU) prints, rate_delay_ms +
  * rate_s after the load, one line per rate driver
@@ -42,6 +45,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/kthread.h>
+#include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/sched/types.h>
 #include <linux/slab.h>
@@ -104,6 +108,10 @@ static int rate_delay_ms;
 module_param(rate_delay_ms, int, 0444);
 MODULE_PARM_DESC(rate_delay_ms, "rate: ms after the load before the drivers start (0..60000)");
 
+static int probe_cpu = -1;
+module_param(probe_cpu, int, 0444);
+MODULE_PARM_DESC(probe_cpu, "rate: CPU of a SCHED_FIFO wakeup-latency probe during the rate window (-1 = none)");
+
 static int stuck_ms = 1000;
 module_param(stuck_ms, int, 0444);
 MODULE_PARM_DESC(stuck_ms, "rate: ms a call may still take after rate_s before it counts as stuck (100..60000)");
@@ -144,6 +152,15 @@ struct hog_driver {
 	bool done;			/* left its loop */
 };
 
+/* The probe: 1 ms sleeps, how late each wakeup came. */
+struct hog_probe {
+	struct task_struct *task;
+	unsigned long n;
+	u64 max_late_ns;
+	bool done;
+};
+
+static struct hog_probe probe;
 static struct hog_driver *drivers;
 static int nr_drivers;
 static bool hog_rate_stop;		/* drivers: leave the loop */
@@ -206,7 +223,35 @@ static int hog_rate_thread(void *arg)
 		WRITE_ONCE(d->call_t0, 0);
 		cond_resched();
 	}
+	/* Pairs with the report's acquire: the counts before done. */
 	smp_store_release(&d->done, true);
+	hog_park();
+	return 0;
+}
+
+/*
+ * SCHED_FIFO (sched_set_fifo(), priority 50): it preempts anything on its
+ * CPU that can be preempted, so a late wakeup means that CPU ran with
+ * preemption or irqs off (a sender spinning on an IPI, say) -- or that
+ * the emulator gave it no time.
+ */
+static int hog_probe_thread(void *unused)
+{
+	u64 t0, late;
+
+	sched_set_fifo(current);
+	hog_sleep_until(ktime_get_ns() + (u64)rate_delay_ms * NSEC_PER_MSEC);
+	while (!READ_ONCE(hog_rate_stop) && !kthread_should_stop()) {
+		t0 = ktime_get_ns();
+		usleep_range(1000, 1100);
+		late = ktime_get_ns() - t0;
+		late = late > NSEC_PER_MSEC ? late - NSEC_PER_MSEC : 0;
+		if (late > probe.max_late_ns)
+			WRITE_ONCE(probe.max_late_ns, late);
+		WRITE_ONCE(probe.n, probe.n + 1);
+	}
+	/* Pairs with the report's acquire: the counts before done. */
+	smp_store_release(&probe.done, true);
 	hog_park();
 	return 0;
 }
@@ -237,6 +282,7 @@ static int hog_spin_thread(void *unused)
 		tag, spin_cpu, spin_prio, spin_s, loops, pre,
 		raw_smp_processor_id(), err);
 	sched_set_normal(current, 0);
+	/* Pairs with the report's acquire: the line printed before DONE. */
 	smp_store_release(&spin_done, true);
 	hog_park();
 	return 0;
@@ -273,6 +319,7 @@ static int hog_irqsoff_thread(void *unused)
 	pr_info("IRQSOFF tag=%s cpu=%d ms=%d gap_ms=%d stretches=%lu max_ms=%llu min_jiffies=%lu\n",
 		tag, irqsoff_cpu, irqsoff_ms, irqsoff_gap_ms, n,
 		div_u64(max, NSEC_PER_MSEC), n ? min_dj : 0);
+	/* Pairs with the report's acquire: the line printed before DONE. */
 	smp_store_release(&irqsoff_done, true);
 	hog_park();
 	return 0;
@@ -280,6 +327,7 @@ static int hog_irqsoff_thread(void *unused)
 
 static void hog_report_one(struct hog_driver *d, u64 now)
 {
+	/* Pairs with the driver's release: its final counts. */
 	bool done = smp_load_acquire(&d->done);
 	u64 max = READ_ONCE(d->max_ns), t0 = READ_ONCE(d->call_t0);
 	unsigned long n = READ_ONCE(d->n);
@@ -308,13 +356,20 @@ static int hog_report_thread(void *unused)
 				(u64)rate_s * NSEC_PER_SEC);
 		WRITE_ONCE(hog_rate_stop, true);
 		end = ktime_get_ns() + (u64)stuck_ms * NSEC_PER_MSEC;
+		/* Acquire pairs with each driver's release of ->done. */
 		for (i = 0; i < nr_drivers; i++)
 			while (!smp_load_acquire(&drivers[i].done) &&
 			       ktime_get_ns() < end && !kthread_should_stop())
 				schedule_timeout_idle(1);
 		for (i = 0; i < nr_drivers; i++)
 			hog_report_one(&drivers[i], ktime_get_ns());
+		if (probe.task)
+			pr_info("PROBE tag=%s cpu=%d wakeups=%lu max_late_us=%llu done=%d\n",
+				tag, probe_cpu, READ_ONCE(probe.n),
+				div_u64(READ_ONCE(probe.max_late_ns), 1000),
+				smp_load_acquire(&probe.done));
 	}
+	/* Acquires pair with the hogs' releases: their lines first. */
 	while ((spin_task && !smp_load_acquire(&spin_done)) ||
 	       (irqsoff_task && !smp_load_acquire(&irqsoff_done))) {
 		if (kthread_should_stop())
@@ -419,8 +474,14 @@ static int hog_check_params(void)
 		return -EINVAL;
 	if ((spin_s && hog_bad_cpu("spin_cpu", spin_cpu)) ||
 	    (irqsoff_s && hog_bad_cpu("irqsoff_cpu", irqsoff_cpu)) ||
-	    (rate_s && hog_bad_cpu("rate_cpu", rate_cpu)))
+	    (rate_s && hog_bad_cpu("rate_cpu", rate_cpu)) ||
+	    (probe_cpu != -1 && hog_bad_cpu("probe_cpu", probe_cpu)))
 		return -EINVAL;
+	if (probe_cpu != -1 && !rate_s) {
+		pr_err("invalid probe_cpu=%d: it runs in the rate window, set rate_s\n",
+		       probe_cpu);
+		return -EINVAL;
+	}
 	if (rate_s && !hog_parse_ops())
 		return -EINVAL;
 	if (rate_s && !nr_drivers) {
@@ -467,6 +528,9 @@ static void hog_stop_all(void)
 	for (i = 0; i < nr_drivers; i++)
 		if (drivers[i].task)
 			kthread_stop(drivers[i].task);
+	if (probe.task)
+		kthread_stop(probe.task);
+	probe.task = NULL;
 	if (spin_task)
 		kthread_stop(spin_task);
 	if (irqsoff_task)
@@ -497,6 +561,12 @@ static int __init trcuhog_init(void)
 		if (IS_ERR(t))
 			goto fail;
 		drivers[i].task = t;
+	}
+	if (probe_cpu != -1) {
+		t = hog_start(hog_probe_thread, NULL, probe_cpu, "probe");
+		if (IS_ERR(t))
+			goto fail;
+		probe.task = t;
 	}
 	if (spin_s) {
 		t = hog_start(hog_spin_thread, NULL, spin_cpu, "spin");
