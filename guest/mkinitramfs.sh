@@ -4,8 +4,9 @@
 # Build the guest initramfs:
 #   guest/mkinitramfs.sh OUT.cpio.gz TRCU_KO TORTURE_KO SCENARIO_ENV [EXTRA_KO...]
 # It holds busybox (static), guest/init as /init, the modules in
-# /lib/modules/, guest/tests/*.sh in /tests/ and the scenario's parameters
-# as /scenario.env.
+# /lib/modules/, guest/tests/*.sh in /tests/, the scenario's parameters
+# as /scenario.env and the guest tools of guest/tools/*.c (static C
+# programs, built here with gcc -static: /bin/rtspin).
 set -u
 
 if [ "$#" -lt 4 ]; then
@@ -54,6 +55,14 @@ if [ -d "$here/tests" ]; then
 	mkdir -p "$stage/tests"
 	cp "$here"/tests/*.sh "$stage/tests/" 2>/dev/null
 fi
+
+# Guest tools: one static program per guest/tools/*.c, in /bin/.
+for src in "$here"/tools/*.c; do
+	[ -f "$src" ] || continue
+	tool=$(basename "$src" .c)
+	gcc -static -O2 -Wall -o "$stage/bin/$tool" "$src" ||
+		{ echo "mkinitramfs: building $tool from $src failed (gcc, libc6-dev)" >&2; exit 1; }
+done
 
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet --owner=0:0) |

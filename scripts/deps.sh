@@ -9,7 +9,7 @@ set -u
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1 gcc make
 qemu-system-x86 busybox-static cpio bc flex bison libelf-dev libssl-dev
 dwarves xz-utils kmod perl python3 sparse gnuplot-nox spin python3-docutils
-patch"
+patch libc6-dev"
 
 missing=()
 for p in $PKGS; do

@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# FLOOD: a call_*() flood must not make one callback batch hog a CPU.
+# For each of trcu, trcu_bh and rcu: trcuscale.ko test=cb floods
+# call_*() from CPU 0 for 3 s (then its barrier), while a trcuhog.ko
+# rate driver on CPU 1 runs that flavour's synchronize back to back.
+# Budgets:
+#   - batch_max_us of each trcu flavour in debugfs rcustats (the longest
+#     single batch of callbacks invoked in one go since load) <= 10000:
+#     the kernel's RCU stops a batch of more than 100 callbacks in softirq
+#     after rcu_resched_ns (3 ms in 6.1, kernel/rcu/tree.c
+#     rcu_do_batch()), and softirq processing hands over to ksoftirqd
+#     after 2 ms; 10 ms leaves TCG three times that and is 2.5 ticks at
+#     HZ=250, the longest a CPU's tasks should wait behind callbacks;
+#   - the flood's callbacks invoked per second, trcu's and trcu_bh's >=
+#     1/5 of rcu's (bounding the batches must not starve the flood);
+#   - synchronize during the flood (hoglib.sh, rate_budget): trcu and
+#     trcu_bh against synchronize_rcu under its own flood.
+. /tests/lib.sh
+. /tests/hoglib.sh
+
+MS=3000
+ALL=
+SCALE=
+
+insmod $M/trcu.ko trace=1 || { fail flood-load "insmod trcu.ko trace=1 failed"; exit 1; }
+
+for f in trcu trcu_bh rcu; do
+	n=$(dmesg_lines)
+	(insmod $M/trcuscale.ko test=cb flavor=$f updater_cpu=0 duration_ms=$MS \
+		tag=flood; echo $? >/tmp/flood.rc) &
+	fpid=$!
+	hog_run 120 tag="flood-$f" rate_cpu=1 rate_s=$((MS / 1000)) \
+		rate_delay_ms=200 rate_ops="${f}_sync" ||
+		fail "flood-hog-$f" "trcuhog load, report or unload failed: $(hog_flat)"
+	wait "$fpid"
+	if [ "$(cat /tmp/flood.rc)" = 0 ]; then
+		rmmod trcuscale
+	else
+		fail "flood-scale-$f" "trcuscale test=cb flavor=$f failed: $(dmesg_since "$n" | grep trcuscale | tail -n 2 | tr '\n' ';')"
+	fi
+	ALL="$ALL
+$HOG_LOG"
+	SCALE="$SCALE
+$(dmesg_since "$n" | grep 'trcuscale: RESULT test=cb' | sed 's/.*RESULT //')"
+done
+HOG_LOG=$ALL
+
+# scale_val FLAVOR KEY: KEY of the flood's RESULT line of FLAVOR.
+scale_val() {
+	echo "$SCALE" | grep "flavor=$1 " | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+rps=$(scale_val rcu invoked_per_s)
+for f in trcu trcu_bh; do
+	bm=$(stat_val $f batch_max)
+	bu=$(stat_val $f batch_max_us)
+	d="$f batch_max=$bm batch_max_us=$bu (limit 10000); rcu: no such counter, flood invoked/s $rps"
+	if [ -z "$bu" ]; then
+		fail "flood-batch-$f" "no batch_max line in rcustats for $f: $d"
+	elif [ "$bu" -le 10000 ]; then
+		pass "flood-batch-$f" "$d"
+	else
+		fail "flood-batch-$f" "a callback batch ran longer than 10 ms: $d"
+	fi
+	ps=$(scale_val $f invoked_per_s)
+	d="$f invoked_per_s=$ps peak_out=$(scale_val $f peak_out); rcu invoked_per_s=$rps peak_out=$(scale_val rcu peak_out)"
+	if [ -z "$ps" ] || [ -z "$rps" ]; then
+		fail "flood-rate-$f" "no trcuscale RESULT line: $d"
+	elif [ $((ps * 5)) -ge "$rps" ]; then
+		pass "flood-rate-$f" "$d"
+	else
+		fail "flood-rate-$f" "$f invoked/s < 1/5 of rcu's: $d"
+	fi
+	rate_budget "flood-sync-$f" "during its flood" "$f sync 1" "rcu sync 1"
+done
+
+rmmod trcu || fail flood-unload "rmmod trcu failed"
+exit $FAILED
