@@ -26,6 +26,27 @@ SCALE=
 
 insmod $M/trcu.ko trace=1 || { fail flood-load "insmod trcu.ko trace=1 failed"; exit 1; }
 
+# trcuhog.ko refuses bad parameters with one line naming them (checked
+# here, the shortest of the scenarios that load it).
+bad=
+for a in "spin_s=16" "spin_s=1 spin_prio=0" "spin_s=1 spin_cpu=99" "irqsoff_s=1 irqsoff_ms=1501" \
+	"rate_s=1 rate_ops=bogus" "rate_s=1 rate_ops=trcu_sync@99" "rate_s=1" \
+	"rate_ops=trcu_sync" "probe_cpu=1" "tag=A" "stuck_ms=99 rate_s=1 rate_ops=rcu_sync" ""; do
+	n=$(dmesg_lines)
+	# shellcheck disable=SC2086  # each entry is a parameter list
+	if insmod $M/trcuhog.ko $a 2>/dev/null; then
+		rmmod trcuhog
+		bad="$bad accepted '$a';"
+	elif ! dmesg_since "$n" | grep -q 'trcuhog: invalid\|trcuhog: nothing to do'; then
+		bad="$bad no message for '$a';"
+	fi
+done
+if [ -z "$bad" ]; then
+	pass hog-params "12 bad trcuhog.ko parameter sets refused, each with its line"
+else
+	fail hog-params "$bad"
+fi
+
 for f in trcu trcu_bh rcu; do
 	n=$(dmesg_lines)
 	(insmod $M/trcuscale.ko test=cb flavor=$f updater_cpu=0 duration_ms=$MS \
