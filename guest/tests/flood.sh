@@ -6,13 +6,17 @@
 # call_*() from CPU 0 for 3 s (then its barrier), while a trcuhog.ko
 # rate driver on CPU 1 runs that flavour's synchronize back to back.
 # Budgets:
-#   - batch_max_us of each trcu flavour in debugfs rcustats (the longest
-#     single batch of callbacks invoked in one go since load) <= 10000:
-#     the kernel's RCU stops a batch of more than 100 callbacks in softirq
-#     after rcu_resched_ns (3 ms in 6.1, kernel/rcu/tree.c
-#     rcu_do_batch()), and softirq processing hands over to ksoftirqd
-#     after 2 ms; 10 ms leaves TCG three times that and is 2.5 ticks at
-#     HZ=250, the longest a CPU's tasks should wait behind callbacks;
+#   - batch_max of each trcu flavour in debugfs rcustats (the most
+#     callbacks one batch invoked in one go since load) <= 2000, with
+#     trcu loaded batch_us=100: a bounded batch stops at the first
+#     check (every 32 callbacks) past 100 us or at need_resched(), and
+#     under TCG trcu invokes under 10 callbacks per us, so <= 1000 + 32.
+#     The time itself (batch_max_us) is printed, not judged: under
+#     single-threaded TCG a vCPU is descheduled for up to a round of the
+#     emulator (~10 ms at 8 vCPUs) in the middle of any batch, so the
+#     bounded batches measured 3-12 ms with batch_us=3000 and the
+#     unbounded ones (mutant batch_unbounded) 11 ms: only the count
+#     tells them apart (unbounded: the whole DONE segment, 9649);
 #   - the flood's callbacks invoked per second, trcu's and trcu_bh's >=
 #     1/5 of rcu's (bounding the batches must not starve the flood);
 #   - synchronize during the flood (hoglib.sh, rate_budget): trcu and
@@ -24,7 +28,7 @@ MS=3000
 ALL=
 SCALE=
 
-insmod $M/trcu.ko trace=1 || { fail flood-load "insmod trcu.ko trace=1 failed"; exit 1; }
+insmod $M/trcu.ko trace=1 batch_us=100 || { fail flood-load "insmod trcu.ko trace=1 batch_us=100 failed"; exit 1; }
 
 # trcuhog.ko refuses bad parameters with one line naming them (checked
 # here, the shortest of the scenarios that load it).
@@ -77,13 +81,13 @@ rps=$(scale_val rcu invoked_per_s)
 for f in trcu trcu_bh; do
 	bm=$(stat_val $f batch_max)
 	bu=$(stat_val $f batch_max_us)
-	d="$f batch_max=$bm batch_max_us=$bu (limit 10000); rcu: no such counter, flood invoked/s $rps"
-	if [ -z "$bu" ]; then
+	d="$f batch_max=$bm (limit 2000) batch_max_us=$bu (batch_us=100); rcu: no such counter, flood invoked/s $rps"
+	if [ -z "$bm" ]; then
 		fail "flood-batch-$f" "no batch_max line in rcustats for $f: $d"
-	elif [ "$bu" -le 10000 ]; then
+	elif [ "$bm" -le 2000 ]; then
 		pass "flood-batch-$f" "$d"
 	else
-		fail "flood-batch-$f" "a callback batch ran longer than 10 ms: $d"
+		fail "flood-batch-$f" "a callback batch ran past its time bound: $d"
 	fi
 	ps=$(scale_val $f invoked_per_s)
 	d="$f invoked_per_s=$ps peak_out=$(scale_val $f peak_out); rcu invoked_per_s=$rps peak_out=$(scale_val rcu peak_out)"
