@@ -10,8 +10,9 @@
  *
  * Counters: ->dynticks is odd while the CPU is non-idle or handling an
  * irq from idle, even while idle.  Every change is a fully ordered atomic
- * (value-returning atomic_add_return()), so a remote snapshot that sees
- * an even value is ordered after the CPU's earlier readers and before its
+ * (value-returning atomic_add_return()), so a remote snapshot (a full
+ * barrier, then an acquire load: trcu_dynticks_sample()) that sees an
+ * even value is ordered after the CPU's earlier readers and before its
  * later ones.
  *
  * NMIs cannot be hooked on the stock kernel (ct_nmi_enter() and friends
@@ -21,7 +22,7 @@
  * NMI_OFFSET added before any NMI handler runs (compat.h).  The two sides:
  *
  *   NMI on idle CPU                      force_quiescent_state() on another
- *   nmi_enter(): preempt count += NMI    read ->dynticks: even  (full mb)
+ *   nmi_enter(): preempt count += NMI    mb, read ->dynticks: even (acquire)
  *   trcu_nmi_enter(): full barrier       read the CPU's preempt count
  *   readers (other NMI handlers)         no NMI there: QS, smp_mb()
  *   nmi_exit(): preempt count -= NMI
@@ -285,16 +286,25 @@ notrace void trcu_nmi_enter(void)
 NOKPROBE_SYMBOL(trcu_nmi_enter);
 
 /*
- * Sample @cpu for crediting a QS: its ->dynticks, read fully ordered
- * (pairs with the counter updates above), and in *@nmi whether an NMI
- * runs there, read after it and ordered before whatever the caller does
- * with a QS (see the top of this file).  Even and no NMI: idle now.
+ * Sample @cpu for crediting a QS: its ->dynticks, and in *@nmi whether
+ * an NMI runs there, read after it and ordered before whatever the
+ * caller does with a QS (see the top of this file).  Even and no NMI:
+ * idle now.  The counter is read with a full barrier before it (this
+ * GP's start, and the caller's earlier samples, come first) and an
+ * acquire load (the NMI check and the QS after it), pairing with the
+ * fully ordered updates above.  A plain load, not a value-returning
+ * atomic as the seed's: a scan of N CPUs would otherwise take N remote
+ * cache lines for writing, with irqs off, where the kernel's RCU
+ * (rcu_dynticks_snap()) only reads them.
  * Callers: force_quiescent_state() and the expedited scan.
  */
 int trcu_dynticks_sample(int cpu, bool *nmi)
 {
 	struct trcu_dynticks *rdtp = per_cpu_ptr(trcu_dynticks, cpu);
-	int d = atomic_add_return(0, &rdtp->dynticks);
+	int d;
+
+	smp_mb(); /* What came before, before the counter read. */
+	d = atomic_read_acquire(&rdtp->dynticks);
 
 	*nmi = trcu_dynticks_in_nmi(cpu);
 	smp_mb(); /* The NMI check before the QS it allows. */

@@ -208,6 +208,7 @@ void sim_free(const void *p);
 /* ---- atomics and bitops (sequential: plain operations) ---- */
 typedef struct { int counter; } atomic_t;
 #define atomic_read(a)		((a)->counter)
+#define atomic_read_acquire(a)	((a)->counter)
 #define atomic_set(a, v)	((a)->counter = (v))
 #define atomic_inc(a)		((a)->counter++)
 #define atomic_dec(a)		((a)->counter--)
