@@ -34,6 +34,7 @@ struct trcu_state trcu_states[TRCU_NR_FLAVORS];
 static void trcu_core_tasklet(struct tasklet_struct *t);
 static void trcu_nudge_cpu(void *info);
 static void trcu_kick_cpu(void *info);
+static void trcu_barrier_func(void *info);
 
 /* ->kick_work: in hardirq, so the tasklet runs at this irq's exit. */
 static void trcu_kick_work(struct irq_work *work)
@@ -129,6 +130,7 @@ int trcu_tree_init(struct trcu_state *rsp, int flavor)
 		init_irq_work(&rdp->kick_work, trcu_kick_work);
 		INIT_CSD(&rdp->nudge_csd, trcu_nudge_cpu, NULL);
 		INIT_CSD(&rdp->kick_csd, trcu_kick_cpu, rsp);
+		INIT_CSD(&rdp->barrier_csd, trcu_barrier_func, rsp);
 	}
 
 	rsp->gpnum = TRCU_GP_INITVAL;
@@ -1130,6 +1132,28 @@ static void trcu_barrier_func(void *info)
 }
 
 /*
+ * Ask online @cpu to queue its barrier callback, without waiting for it
+ * to do so: a CPU with irqs off must not hold the barrier's caller in a
+ * spin (smp_call_function_single() with wait), only in its sleep on the
+ * completion.  The csd is free: the previous barrier, which ->barrier_mutex
+ * waited for, ended only after this CPU had run its function (an async
+ * csd is released before its function runs).  An IPI queued to a CPU that
+ * goes offline runs there on its way down (the kernel flushes the queue
+ * of a dying CPU) and its callback is adopted with the rest.  0 if sent,
+ * else the CPU is offline.  Caller: trcu_do_barrier(), ->barrier_lock held.
+ */
+static int trcu_barrier_ipi(struct trcu_state *rsp, int cpu)
+{
+	struct trcu_data *rdp = per_cpu_ptr(rsp->rda, cpu);
+	int ret;
+
+	lockdep_assert_held(&rsp->barrier_lock);
+	ret = smp_call_function_single_async(cpu, &rdp->barrier_csd);
+	WARN_ON_ONCE(ret == -EBUSY);
+	return ret;
+}
+
+/*
  * Queue @cpu's barrier callback behind its others, @cpu being offline.
  * Dead (its hotplug dead step has begun), its list is touched by nobody
  * but the adoption, which ->barrier_lock holds off: queue it there, and
@@ -1195,14 +1219,11 @@ static void trcu_do_barrier(struct trcu_state *rsp)
 		atomic_inc(&rsp->barrier_cpu_count);
 		if (cpu_online(cpu)) {
 			trcu_count_ipi(rsp, cpu);
-			if (!smp_call_function_single(cpu, trcu_barrier_func,
-						      rsp, 1))
+			if (!trcu_barrier_ipi(rsp, cpu))
 				continue;
 		}
 		if (!trcu_barrier_offline(rsp, cpu) &&
-		    !(cpu_online(cpu) &&
-		      !smp_call_function_single(cpu, trcu_barrier_func, rsp,
-						1)))
+		    !(cpu_online(cpu) && !trcu_barrier_ipi(rsp, cpu)))
 			atomic_dec(&rsp->barrier_cpu_count);
 	}
 	mutex_unlock(&rsp->barrier_lock);

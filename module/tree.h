@@ -202,6 +202,7 @@ struct trcu_data {
 	call_single_data_t nudge_csd;	/* The GP kthread's nudge IPI and */
 	call_single_data_t kick_csd;	/*  GP-end kick to this CPU: one */
 					/*  of each in flight at most. */
+	call_single_data_t barrier_csd;	/* trcu_barrier()'s IPI here. */
 
 	/* 6) wakeups trcu caused on this CPU (debugfs rcustats): */
 	unsigned long n_ipi;		/* IPIs trcu sent here (all kinds). */
