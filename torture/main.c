@@ -89,6 +89,10 @@ MODULE_PARM_DESC(onoff_leaf, "CPUs per trcu leaf: hotplug empties and refills wh
 static int onoff_cbs;
 module_param(onoff_cbs, int, 0444);
 MODULE_PARM_DESC(onoff_cbs, "Callbacks posted each jiffy on a CPU while it goes offline (0 = none)");
+
+static int onoff_barrier;
+module_param(onoff_barrier, int, 0444);
+MODULE_PARM_DESC(onoff_barrier, "After each offline, the flavour's barrier with that CPU still offline; every onoff_cbs callback must have run (0/1)");
 static int max_gp_ms = -1;
 module_param(max_gp_ms, int, 0444);
 MODULE_PARM_DESC(max_gp_ms, "Longest average ms per GP over the test (-1 = flavour default, 0 = no check)");
@@ -559,12 +563,12 @@ static int tt_stats(void *arg)
 static void tt_params(char *buf, size_t len)
 {
 	scnprintf(buf, len,
-		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d long_reads=%d onoff_leaf=%d onoff_cbs=%d max_gp_ms=%d",
+		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d long_reads=%d onoff_leaf=%d onoff_cbs=%d onoff_barrier=%d max_gp_ms=%d",
 		  torture_type, tt_nreaders, nfakewriters, irqreader, nmireader,
 		  n_barrier_cbs, fwd_progress, onoff_interval, onoff_holdoff,
 		  test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff,
 		  stat_interval, duration, long_reads, onoff_leaf, onoff_cbs,
-		  max_gp_ms);
+		  onoff_barrier, max_gp_ms);
 }
 
 static void tt_print_end(void)
@@ -758,6 +762,11 @@ static int tt_check_params(void)
 	err |= tt_check_range("onoff_leaf", onoff_leaf, 0, 64,
 			      "(CPUs per leaf; 0 = random CPUs)");
 	err |= tt_check_range("onoff_cbs", onoff_cbs, 0, 10000, NULL);
+	err |= tt_check_range("onoff_barrier", onoff_barrier, 0, 1, NULL);
+	if (onoff_barrier == 1 && (!onoff_interval || !onoff_cbs)) {
+		pr_err("invalid onoff_barrier=1: allowed only with onoff_interval and onoff_cbs set\n");
+		err = -EINVAL;
+	}
 	err |= tt_check_range("max_gp_ms", max_gp_ms, -1, 3600000,
 			      "(ms per GP; -1 = flavour default, 0 = off)");
 	return err ? -EINVAL : 0;
@@ -787,6 +796,7 @@ static int __init trcutorture_init(void)
 		.n_barrier_cbs = n_barrier_cbs, .fwd_progress = fwd_progress,
 		.onoff_interval = onoff_interval, .onoff_holdoff = onoff_holdoff,
 		.onoff_leaf = onoff_leaf, .onoff_cbs = onoff_cbs,
+		.onoff_barrier = onoff_barrier,
 		.test_no_idle_hz = test_no_idle_hz, .stutter = stutter,
 		.stall_cpu = stall_cpu, .stall_cpu_holdoff = stall_cpu_holdoff,
 		.duration = duration, .long_reads = long_reads,

@@ -14,6 +14,9 @@
 #include <linux/cpu.h>
 #include <linux/llist.h>
 #include <linux/wait.h>
+#include <linux/mutex.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
 #include <linux/ktime.h>
 #include <linux/tick.h>
 #include <linux/nmi.h>
@@ -382,8 +385,11 @@ struct tt_burst_cb {
 static long tt_online_attempts, tt_online_successes;
 static long tt_offline_attempts, tt_offline_successes;
 static long tt_burst_posted;		/* onoff_cbs callbacks posted */
+static atomic_long_t tt_burst_outstanding; /* ... and not invoked yet */
 static int tt_burst_cpu = -1;		/* CPU going offline, or -1 */
 static DECLARE_WAIT_QUEUE_HEAD(tt_burst_wq);
+static DEFINE_MUTEX(tt_burst_mutex);	/* held across one burst */
+static long tt_obar_n, tt_obar_max_ms;	/* onoff_barrier: done, longest */
 
 static void tt_burst_cb_fn(struct rcu_head *rh)
 {
@@ -391,6 +397,7 @@ static void tt_burst_cb_fn(struct rcu_head *rh)
 
 	tt_cb_check(cb->cb_gp);
 	kfree(cb);
+	atomic_long_dec(&tt_burst_outstanding);
 }
 
 /* IPI handler on the CPU about to go offline: post the chain there. */
@@ -401,6 +408,7 @@ static void tt_burst_post(void *info)
 	for (; cb; cb = next) {
 		next = cb->next;
 		cb->cb_gp = tt_cb_snap();
+		atomic_long_inc(&tt_burst_outstanding);
 		tt_call(&cb->rh, tt_burst_cb_fn);
 	}
 }
@@ -438,11 +446,69 @@ static int tt_onoff_poster(void *arg)
 		cpu = READ_ONCE(tt_burst_cpu);
 		while (cpu >= 0 && READ_ONCE(tt_burst_cpu) == cpu &&
 		       cpu_online(cpu) && !tt_should_stop()) {
+			mutex_lock(&tt_burst_mutex);
 			tt_onoff_burst(cpu);
+			mutex_unlock(&tt_burst_mutex);
 			schedule_timeout_uninterruptible(1);
 		}
 	}
 	return 0;
+}
+
+/*
+ * onoff_barrier: right after @cpu went offline, and while it stays so,
+ * the flavour's barrier must return and every onoff_cbs callback posted
+ * before it (most of them on @cpu, in its last moments) must have run.
+ * A barrier that skips a CPU whose callbacks were not adopted returns
+ * early (callbacks left); one that waits for a dead CPU's list, which
+ * nobody invokes until the CPU comes back, never returns while this
+ * kthread keeps the CPU down.  So the barrier runs in a work item and
+ * this kthread waits TT_OBAR_SECS for it, then reports the hang and
+ * brings the CPU back so that the run can end.
+ */
+#define TT_OBAR_SECS	10
+
+struct tt_obar {
+	struct work_struct work;
+	struct completion done;
+};
+
+static void tt_obar_fn(struct work_struct *work)
+{
+	struct tt_obar *b = container_of(work, struct tt_obar, work);
+
+	tt_cfg.ops->cb_barrier();
+	complete(&b->done);
+}
+
+static void tt_onoff_barrier(int cpu)
+{
+	struct tt_obar b;
+	unsigned long t = jiffies;
+	long left, ms;
+
+	/* No burst half posted: each one counted is queued. */
+	mutex_lock(&tt_burst_mutex);
+	mutex_unlock(&tt_burst_mutex);
+	INIT_WORK_ONSTACK(&b.work, tt_obar_fn);
+	init_completion(&b.done);
+	queue_work(system_unbound_wq, &b.work);
+	if (!wait_for_completion_timeout(&b.done, TT_OBAR_SECS * HZ)) {
+		tt_fail("onoff_barrier: barrier not done %d s after CPU %d went offline\n",
+			TT_OBAR_SECS, cpu);
+		if (add_cpu(cpu))
+			tt_out("onoff: onlining CPU %d failed\n", cpu);
+		wait_for_completion(&b.done);
+	}
+	destroy_work_on_stack(&b.work);
+	ms = jiffies_to_msecs(jiffies - t);
+	left = atomic_long_read(&tt_burst_outstanding);
+	if (left)
+		tt_fail("onoff_barrier: %ld callbacks posted on CPUs going offline not invoked when the barrier returned (CPU %d offline)\n",
+			left, cpu);
+	WRITE_ONCE(tt_obar_n, tt_obar_n + 1);
+	if (ms > tt_obar_max_ms)
+		WRITE_ONCE(tt_obar_max_ms, ms);
 }
 
 /*
@@ -466,7 +532,9 @@ static void tt_onoff_one(int cpu)
 		WRITE_ONCE(tt_burst_cpu, -1);
 		if (!ret)
 			WRITE_ONCE(tt_offline_successes, tt_offline_successes + 1);
-		else
+		if (!ret && tt_cfg.onoff_barrier)
+			tt_onoff_barrier(cpu);
+		else if (ret)
 			tt_out("onoff: offlining CPU %d failed: %d\n", cpu, ret);
 	} else {
 		WRITE_ONCE(tt_online_attempts, tt_online_attempts + 1);
@@ -554,6 +622,9 @@ static void tt_onoff_stats(void)
 		       READ_ONCE(tt_offline_successes),
 		       READ_ONCE(tt_offline_attempts),
 		       READ_ONCE(tt_burst_posted), tt_cfg.onoff_leaf);
+	if (tt_cfg.onoff_barrier)
+		tt_out("hotplug: %ld barriers with the CPU just offlined still offline, longest %ld ms\n",
+		       READ_ONCE(tt_obar_n), READ_ONCE(tt_obar_max_ms));
 }
 
 /* ---- stall injection --------------------------------------------------- */

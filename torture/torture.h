@@ -106,6 +106,7 @@ struct tt_config {
 	int nreaders;			/* reader kthreads to start */
 	int irqreader, nmireader, n_barrier_cbs, fwd_progress;
 	int onoff_interval, onoff_holdoff, onoff_leaf, onoff_cbs;
+	int onoff_barrier;
 	int test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff;
 	int duration, long_reads;
 };

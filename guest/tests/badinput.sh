@@ -313,6 +313,7 @@ duration                   o o o  E  R    E   E
 long_reads                 o o o  E  R    E   E
 onoff_leaf                 o o E  E  R    E   E
 onoff_cbs                  o o o  E  R    E   E
+onoff_barrier              o E E  E  R    E   E
 max_gp_ms                  o o o  o  R    E   E
 EOF
 
@@ -335,6 +336,9 @@ trcutorture E stall_cpu stall_cpu=21
 trcutorture E duration duration=86401
 trcutorture o onoff_leaf onoff_leaf=64
 trcutorture E onoff_cbs onoff_cbs=10001
+trcutorture o onoff_barrier onoff_barrier=1 onoff_interval=1000 onoff_cbs=1
+trcutorture E onoff_barrier onoff_barrier=1 onoff_interval=1000
+trcutorture E onoff_barrier onoff_barrier=1 onoff_cbs=1
 trcutorture E max_gp_ms max_gp_ms=-2
 trcutorture W bogus bogus=1
 EOF
