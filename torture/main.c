@@ -96,10 +96,17 @@ MODULE_PARM_DESC(onoff_barrier, "After each offline, the flavour's barrier with 
 static int max_gp_ms = -1;
 module_param(max_gp_ms, int, 0444);
 MODULE_PARM_DESC(max_gp_ms, "Longest average ms per GP over the test (-1 = flavour default, 0 = no check)");
+static ulong seed;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "Seed of every kthread's random choices (0 = one picked at load; the Start line gives it)");
+static int choice_log;
+module_param(choice_log, int, 0444);
+MODULE_PARM_DESC(choice_log, "Each random stream prints a hash of its first N values once, to compare two runs (0 = off)");
 
 /* ---- state of the test ------------------------------------------------ */
 
 static const struct trcu_torture_ops *tt_ops;
+static u64 tt_seed;			/* seed, or the one picked at load */
 static int tt_nreaders;			/* readers actually started */
 static atomic_t tt_errors;		/* checks that failed (each also printed) */
 static unsigned long tt_gp_start;	/* get_gp_count() at start of test */
@@ -265,10 +272,32 @@ static void tt_stop_threads(void)
 	tt_nthreads = 0;
 }
 
-void tt_rnd_init(struct rnd_state *rnd)
+/* Stream @id of this run's random choices (torture.h). */
+void tt_rnd_init(struct tt_rnd *r, u32 id)
 {
-	prandom_seed_state(rnd, get_random_u64());
+	u64 s = tt_seed ^ ((u64)id * 0x9e3779b97f4a7c15ULL);
+
+	/* prandom_seed_state() keeps 32 bits of its seed: fold them in. */
+	s ^= s >> 31;
+	prandom_seed_state(&r->state, s);
+	r->id = id;
+	r->logged = 0;
+	r->hash = 2166136261U;
 }
+
+u32 tt_rand(struct tt_rnd *r)
+{
+	u32 v = prandom_u32_state(&r->state);
+
+	if (r->logged < choice_log) {
+		r->hash = (r->hash ^ v) * 16777619U;
+		if (++r->logged == choice_log && !in_nmi())
+			tt_out("choices: stream %#x first %d values hash %08x\n",
+			       r->id, choice_log, r->hash);
+	}
+	return v;
+}
+
 
 /* ---- element pool and pipeline ---------------------------------------- */
 
@@ -361,9 +390,9 @@ static atomic_long_t tt_n_hp_locked;
  * around cpu_hotplug_lock then shows up in lockdep, or deadlocks against
  * the hotplug kthread.  Returns whether it took the lock.
  */
-static bool tt_hotplug_lock(struct rnd_state *rnd)
+static bool tt_hotplug_lock(struct tt_rnd *rnd)
 {
-	if (prandom_u32_state(rnd) & 0x18)
+	if (tt_rand(rnd) & 0x18)
 		return false;
 	cpus_read_lock();
 	atomic_long_inc(&tt_n_hp_locked);
@@ -383,10 +412,10 @@ static void tt_hotplug_unlock(bool locked)
  * start_poll() and a poll loop.  A cookie that completes too early lets
  * the element age while readers still hold it: Reader Pipe errors.
  */
-static void tt_writer_wait(struct rnd_state *rnd)
+static void tt_writer_wait(struct tt_rnd *rnd)
 {
 	unsigned long cookie;
-	u32 r = prandom_u32_state(rnd);
+	u32 r = tt_rand(rnd);
 	bool hp = tt_hotplug_lock(rnd);
 
 	if (!tt_ops->get_state || !(r & 2)) {
@@ -407,10 +436,10 @@ static void tt_writer_wait(struct rnd_state *rnd)
 
 static int tt_writer(void *arg)
 {
-	struct rnd_state rnd;
+	struct tt_rnd rnd;
 	struct tt_elem *p, *old;
 
-	tt_rnd_init(&rnd);
+	tt_rnd_init(&rnd, TT_RND_WRITER);
 	while (!tt_should_stop()) {
 		tt_stutter_wait();
 		usleep_range(500, 1500);
@@ -428,7 +457,7 @@ static int tt_writer(void *arg)
 		p->pipe = 0;
 		p->mbtest = 1;
 		p->ver = tt_version + 1;
-		udelay(prandom_u32_state(&rnd) & 0xff);
+		udelay(tt_rand(&rnd) & 0xff);
 		old = rcu_dereference_protected(tt_current, true);
 		rcu_assign_pointer(tt_current, p);
 		WRITE_ONCE(tt_version, tt_version + 1);
@@ -436,7 +465,7 @@ static int tt_writer(void *arg)
 			continue;
 		/* Removal: age 0 -> 1.  Readers may still legitimately hold it. */
 		tt_pipe_update_one(old);
-		if (prandom_u32_state(&rnd) & 1) {
+		if (tt_rand(&rnd) & 1) {
 			atomic_inc(&tt_cbs_inflight);
 			old->cb_gp = tt_cb_snap();
 			tt_call(&old->rh, tt_pipe_cb);
@@ -466,15 +495,15 @@ static void tt_cb_wait_cb(struct rcu_head *rh)
 /* Extra update-side load, mixing the three ways to wait for readers. */
 static int tt_fakewriter(void *arg)
 {
-	struct rnd_state rnd;
+	struct tt_rnd rnd;
 	struct tt_cb_wait w;
 	bool hp;
 
-	tt_rnd_init(&rnd);
+	tt_rnd_init(&rnd, TT_RND_FAKE + (u32)(uintptr_t)arg);
 	while (!tt_should_stop()) {
 		tt_stutter_wait();
-		tt_sleep(1 + prandom_u32_state(&rnd) % 3);
-		switch (prandom_u32_state(&rnd) % 4) {
+		tt_sleep(1 + tt_rand(&rnd) % 3);
+		switch (tt_rand(&rnd) % 4) {
 		case 0:
 			hp = tt_hotplug_lock(&rnd);
 			tt_ops->cb_barrier();
@@ -563,17 +592,17 @@ static int tt_stats(void *arg)
 static void tt_params(char *buf, size_t len)
 {
 	scnprintf(buf, len,
-		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d long_reads=%d onoff_leaf=%d onoff_cbs=%d onoff_barrier=%d max_gp_ms=%d",
+		  "torture_type=%s nreaders=%d nfakewriters=%d irqreader=%d nmireader=%d n_barrier_cbs=%d fwd_progress=%d onoff_interval=%d onoff_holdoff=%d test_no_idle_hz=%d stutter=%d stall_cpu=%d stall_cpu_holdoff=%d stat_interval=%d duration=%d long_reads=%d onoff_leaf=%d onoff_cbs=%d onoff_barrier=%d max_gp_ms=%d seed=%llu choice_log=%d",
 		  torture_type, tt_nreaders, nfakewriters, irqreader, nmireader,
 		  n_barrier_cbs, fwd_progress, onoff_interval, onoff_holdoff,
 		  test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff,
 		  stat_interval, duration, long_reads, onoff_leaf, onoff_cbs,
-		  onoff_barrier, max_gp_ms);
+		  onoff_barrier, max_gp_ms, tt_seed, choice_log);
 }
 
 static void tt_print_end(void)
 {
-	char buf[480];
+	char buf[560];
 
 	tt_params(buf, sizeof(buf));
 	printk(KERN_ALERT "%s-torture:--- End of test: %s: %s\n", torture_type,
@@ -763,6 +792,7 @@ static int tt_check_params(void)
 			      "(CPUs per leaf; 0 = random CPUs)");
 	err |= tt_check_range("onoff_cbs", onoff_cbs, 0, 10000, NULL);
 	err |= tt_check_range("onoff_barrier", onoff_barrier, 0, 1, NULL);
+	err |= tt_check_range("choice_log", choice_log, 0, 100000, NULL);
 	if (onoff_barrier == 1 && (!onoff_interval || !onoff_cbs)) {
 		pr_err("invalid onoff_barrier=1: allowed only with onoff_interval and onoff_cbs set\n");
 		err = -EINVAL;
@@ -790,7 +820,7 @@ static void tt_cleanup(void)
 static int __init trcutorture_init(void)
 {
 	char name[32];
-	char buf[480];
+	char buf[560];
 	struct tt_config cfg = {
 		.irqreader = irqreader, .nmireader = nmireader,
 		.n_barrier_cbs = n_barrier_cbs, .fwd_progress = fwd_progress,
@@ -807,6 +837,10 @@ static int __init trcutorture_init(void)
 	err = tt_check_params();
 	if (err)
 		return err;
+	/* Before any stream is seeded: every kthread's derives from it. */
+	tt_seed = seed;
+	while (!tt_seed)
+		tt_seed = get_random_u64();
 	tt_nreaders = nreaders == -1 ? max(1, (int)num_online_cpus() - 1) : nreaders;
 	cfg.ops = tt_ops;
 	cfg.nreaders = tt_nreaders;
@@ -827,7 +861,7 @@ static int __init trcutorture_init(void)
 	err = tt_spawn(tt_writer, NULL, "tt_writer", -1);
 	for (i = 0; !err && i < nfakewriters; i++) {
 		snprintf(name, sizeof(name), "tt_fakewriter/%d", i);
-		err = tt_spawn(tt_fakewriter, NULL, name, -1);
+		err = tt_spawn(tt_fakewriter, (void *)(uintptr_t)i, name, -1);
 	}
 	if (!err)
 		err = tt_readers_start(&cfg);

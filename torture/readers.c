@@ -38,8 +38,8 @@ static atomic64_t tt_nlong_ns;			/* ... and their total length */
 struct tt_reader {
 	struct timer_list timer;	/* irqreader: timer-context reads */
 	bool pausing;			/* kthread sleeping: timer re-arms itself */
-	struct rnd_state rnd;		/* the kthread's */
-	struct rnd_state trnd;		/* the timer's */
+	struct tt_rnd rnd;		/* the kthread's */
+	struct tt_rnd trnd;		/* the timer's */
 };
 
 static struct tt_reader *tt_readers;
@@ -70,9 +70,9 @@ static void tt_read_spin_us(unsigned int us)
  * long_reads=N 100 us..2 ms in 1 of N kthread reads.  Readers of
  * non-sleepable flavours spin; SRCU readers sleep for the long delay.
  */
-static void tt_read_delay(struct rnd_state *rnd, int ctx)
+static void tt_read_delay(struct tt_rnd *rnd, int ctx)
 {
-	u32 r = prandom_u32_state(rnd);
+	u32 r = tt_rand(rnd);
 
 	if (ctx == TT_CTX_NMI) {
 		/*
@@ -112,7 +112,7 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
 		return;
 	}
 	if (ctx == TT_CTX_THREAD && tt_cfg.long_reads &&
-	    !(prandom_u32_state(rnd) % tt_cfg.long_reads)) {
+	    !(tt_rand(rnd) % tt_cfg.long_reads)) {
 		/*
 		 * long_reads: long and frequent sections, busy (for trcu_bh
 		 * with bottom halves disabled, for trcu with preemption
@@ -144,7 +144,7 @@ static void tt_read_delay(struct rnd_state *rnd, int ctx)
  * periods completed meanwhile (Reader Batch).  Callable from kthreads,
  * timers and NMIs (per-CPU counters are single-instruction increments).
  */
-void tt_read_one(struct rnd_state *rnd, int ctx)
+void tt_read_one(struct tt_rnd *rnd, int ctx)
 {
 	unsigned long started, completed, ver, cookie = 0;
 	struct tt_elem *p;
@@ -202,7 +202,7 @@ static void tt_reader_timer(struct timer_list *t)
 	 */
 	if (READ_ONCE(r->pausing))
 		mod_timer(&r->timer, jiffies + (ctx == TT_CTX_TIMER_IDLE ? HZ / 25 :
-				     1 + prandom_u32_state(&r->trnd) % 3));
+				     1 + tt_rand(&r->trnd) % 3));
 }
 
 /*
@@ -239,9 +239,9 @@ static int tt_reader(void *arg)
 		 */
 		if (tt_cfg.test_no_idle_hz && time_after(jiffies, next_pause)) {
 			WRITE_ONCE(r->pausing, true);
-			tt_sleep(10 + prandom_u32_state(&r->rnd) % 40);
+			tt_sleep(10 + tt_rand(&r->rnd) % 40);
 			WRITE_ONCE(r->pausing, false);
-			next_pause = jiffies + HZ / 2 + prandom_u32_state(&r->rnd) % HZ;
+			next_pause = jiffies + HZ / 2 + tt_rand(&r->rnd) % HZ;
 		}
 		tt_stutter_wait();
 		cond_resched();
@@ -269,8 +269,8 @@ int tt_readers_start(const struct tt_config *cfg)
 	for (i = 0; !err && i < tt_cfg.nreaders; i++) {
 		struct tt_reader *r = &tt_readers[i];
 
-		tt_rnd_init(&r->rnd);
-		tt_rnd_init(&r->trnd);
+		tt_rnd_init(&r->rnd, TT_RND_READER + i);
+		tt_rnd_init(&r->trnd, TT_RND_TIMER + i);
 		timer_setup(&r->timer, tt_reader_timer, TIMER_PINNED);
 		snprintf(name, sizeof(name), "tt_reader/%d", i);
 		err = tt_spawn(tt_reader, r, name, tt_reader_cpu(i));

@@ -580,10 +580,10 @@ static int tt_onoff_leaf_next(int *leaf, int *step)
 
 static int tt_onoff(void *arg)
 {
-	struct rnd_state rnd;
+	struct tt_rnd rnd;
 	int cpu, leaf = 1, step = 0;
 
-	prandom_seed_state(&rnd, get_random_u64());
+	tt_rnd_init(&rnd, TT_RND_ONOFF);
 	tt_sleep(tt_cfg.onoff_holdoff * HZ);
 	while (!tt_should_stop()) {
 		tt_sleep(max(1UL, msecs_to_jiffies(tt_cfg.onoff_interval)));
@@ -592,7 +592,7 @@ static int tt_onoff(void *arg)
 		if (tt_cfg.onoff_leaf)
 			cpu = tt_onoff_leaf_next(&leaf, &step);
 		else
-			cpu = 1 + prandom_u32_state(&rnd) % (nr_cpu_ids - 1);
+			cpu = 1 + tt_rand(&rnd) % (nr_cpu_ids - 1);
 		if (tt_onoff_ok(cpu))
 			tt_onoff_one(cpu);
 	}
@@ -676,7 +676,7 @@ static int tt_stall(void *arg)
  * noinstr): the reader must mark the CPU busy itself.
  */
 static DEFINE_PER_CPU(int, tt_nmi_pending);	/* an NMI from us is due */
-static DEFINE_PER_CPU(struct rnd_state, tt_nmi_rnd);
+static DEFINE_PER_CPU(struct tt_rnd, tt_nmi_rnd);
 static atomic_long_t tt_nmi_sent, tt_nmi_handled, tt_nmi_idle;
 static bool tt_nmi_registered;
 
@@ -692,7 +692,7 @@ static int tt_nmi_handler(unsigned int reason, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
-static int tt_nmi_pick(struct rnd_state *rnd, u64 *idle0, ktime_t t0)
+static int tt_nmi_pick(struct tt_rnd *rnd, u64 *idle0, ktime_t t0)
 {
 	s64 elapsed = ktime_us_delta(ktime_get(), t0);
 	int cpu, self = raw_smp_processor_id(), n = 0, nidle = 0, pick;
@@ -709,7 +709,7 @@ static int tt_nmi_pick(struct rnd_state *rnd, u64 *idle0, ktime_t t0)
 	}
 	if (!n)
 		return -1;
-	pick = prandom_u32_state(rnd) % (nidle ? nidle : n);
+	pick = tt_rand(rnd) % (nidle ? nidle : n);
 	for_each_online_cpu(cpu) {
 		if (cpu == self)
 			continue;
@@ -725,7 +725,7 @@ static int tt_nmi_pick(struct rnd_state *rnd, u64 *idle0, ktime_t t0)
 
 static int tt_nmi_sender(void *arg)
 {
-	struct rnd_state rnd;
+	struct tt_rnd rnd;
 	ktime_t t0;
 	u64 *idle0;
 	int cpu;
@@ -733,7 +733,7 @@ static int tt_nmi_sender(void *arg)
 	idle0 = kcalloc(nr_cpu_ids, sizeof(*idle0), GFP_KERNEL);
 	if (!idle0)
 		return -ENOMEM;
-	prandom_seed_state(&rnd, get_random_u64());
+	tt_rnd_init(&rnd, TT_RND_NMI);
 	while (!tt_should_stop()) {
 		tt_stutter_wait();
 		cpus_read_lock();
@@ -741,7 +741,7 @@ static int tt_nmi_sender(void *arg)
 			idle0[cpu] = get_cpu_idle_time_us(cpu, NULL);
 		t0 = ktime_get();
 		cpus_read_unlock();
-		tt_sleep(2 + prandom_u32_state(&rnd) % 4);
+		tt_sleep(2 + tt_rand(&rnd) % 4);
 		cpus_read_lock();
 		/* Stay on this CPU: the target must be another one. */
 		migrate_disable();
@@ -804,8 +804,8 @@ int tt_stress_start(const struct tt_config *cfg)
 		err = tt_spawn(tt_stall, NULL, "tt_stall", -1);
 	if (!err && tt_cfg.nmireader) {
 		for_each_possible_cpu(cpu)
-			prandom_seed_state(per_cpu_ptr(&tt_nmi_rnd, cpu),
-					   get_random_u64());
+			tt_rnd_init(per_cpu_ptr(&tt_nmi_rnd, cpu),
+				    TT_RND_NMI_CPU + cpu);
 		err = register_nmi_handler(NMI_LOCAL, tt_nmi_handler, 0,
 					   "trcutorture");
 		if (err) {

@@ -122,6 +122,29 @@ struct tt_elem {
 };
 
 /*
+ * One stream of random choices.  Every kthread and timer has its own,
+ * seeded from the run's seed (trcutorture seed=, printed on the Start
+ * line) and the stream's fixed number (TT_RND_* plus an index), so one
+ * seed gives each stream the same values again, whatever the timing of
+ * the others.  With choice_log=N each stream prints, once, a hash of its
+ * first N values, so that two runs can be compared line by line (streams
+ * drawn from in NMI context do not print).
+ */
+struct tt_rnd {
+	struct rnd_state state;
+	u32 id;				/* TT_RND_* + index */
+	u32 logged;			/* values hashed so far */
+	u32 hash;			/* FNV-1a of those values */
+};
+#define TT_RND_WRITER	0x0100
+#define TT_RND_FAKE	0x0200		/* + fake writer index */
+#define TT_RND_READER	0x0300		/* + reader index */
+#define TT_RND_TIMER	0x0400		/* + reader index */
+#define TT_RND_ONOFF	0x0500
+#define TT_RND_NMI	0x0600		/* the NMI sender */
+#define TT_RND_NMI_CPU	0x1000		/* + CPU: NMI-context readers */
+
+/*
  * main.c: output and helpers used by the readers and stressors.
  * tt_out() prints a torture line without pr_fmt: the verdict parser wants
  * "<type>-torture:".  tt_fail() is an error: its line always contains
@@ -133,7 +156,8 @@ struct tt_elem *tt_elem_current(void);
 bool tt_should_stop(void);
 void tt_sleep(unsigned long jiffies_to_sleep);
 int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu);
-void tt_rnd_init(struct rnd_state *rnd);
+void tt_rnd_init(struct tt_rnd *r, u32 id);
+u32 tt_rand(struct tt_rnd *r);
 void tt_hist_line(char *buf, size_t len, const char *what, long *h,
 		  bool bad);
 unsigned long tt_cb_snap(void);
@@ -147,7 +171,7 @@ void tt_call(struct rcu_head *head, rcu_callback_t func);
 #define TT_CTX_TIMER_IDLE 3	/* timer on an idle CPU, long read allowed */
 
 /* readers.c */
-void tt_read_one(struct rnd_state *rnd, int ctx);
+void tt_read_one(struct tt_rnd *rnd, int ctx);
 int tt_readers_start(const struct tt_config *cfg);
 void tt_readers_free(void);
 long tt_readers_ntimers(void);

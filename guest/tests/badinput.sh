@@ -314,6 +314,8 @@ long_reads                 o o o  E  R    E   E
 onoff_leaf                 o o E  E  R    E   E
 onoff_cbs                  o o o  E  R    E   E
 onoff_barrier              o E E  E  R    E   E
+seed                       o o o  E  o    E   E
+choice_log                 o o o  E  R    E   E
 max_gp_ms                  o o o  o  R    E   E
 EOF
 
@@ -339,6 +341,10 @@ trcutorture E onoff_cbs onoff_cbs=10001
 trcutorture o onoff_barrier onoff_barrier=1 onoff_interval=1000 onoff_cbs=1
 trcutorture E onoff_barrier onoff_barrier=1 onoff_interval=1000
 trcutorture E onoff_barrier onoff_barrier=1 onoff_cbs=1
+trcutorture o seed seed=18446744073709551615
+trcutorture R seed seed=18446744073709551616
+trcutorture o choice_log choice_log=100000
+trcutorture E choice_log choice_log=100001
 trcutorture E max_gp_ms max_gp_ms=-2
 trcutorture W bogus bogus=1
 EOF
