@@ -291,6 +291,18 @@ load_scenario() {
 	TRCU_ARGS="$TRCU_ARGS${EXTRA_TRCU:+ $EXTRA_TRCU}"
 	TORTURE_ARGS="$TORTURE_ARGS${EXTRA_TORTURE:+ $EXTRA_TORTURE}"
 	BOOT_ARGS="$BOOT_ARGS${EXTRA_BOOT:+ $EXTRA_BOOT}"
+	# The torture's seed: the one asked for (the last seed= wins, as for
+	# insmod), else one picked here, so that scenario.env and a failure's
+	# verdict say how to replay the run's random choices.
+	SEED=
+	if [ "$KIND" = torture ]; then
+		SEED=$(echo "$TORTURE_ARGS" | tr ' ' '\n' | sed -n 's/^seed=//p' | tail -n 1)
+		if [ -z "$SEED" ]; then
+			SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+			[ "$SEED" = 0 ] && SEED=1
+			TORTURE_ARGS="$TORTURE_ARGS seed=$SEED"
+		fi
+	fi
 	SCENARIO_ERROR=
 	case "$ICOUNT" in
 	''|[0-9]) ;;
@@ -471,7 +483,7 @@ run_one() {
 	# (scripts/recheck.sh judges the directory again from it).
 	env_lines SCENARIO TRCU_ARGS TORTURE_ARGS DURATION GUEST_CMD GUEST_POST_CMD SCRIPT \
 		SMP CYCLES LABEL KIND EXPECT_STALL EXPECT_FAIL KERNEL MAXCPUS BOOT_ARGS ICOUNT \
-		WATCHDOG MODULES >"$dir/scenario.env"
+		WATCHDOG MODULES SEED >"$dir/scenario.env"
 	if [ -n "$SCENARIO_ERROR" ]; then
 		HARNESS_ERROR="guest/scenarios/$SCENARIO: $SCENARIO_ERROR"
 	elif [ -n "$SCRIPT" ] && [ ! -f "$TOP/guest/tests/$SCRIPT.sh" ]; then

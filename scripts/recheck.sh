@@ -11,6 +11,9 @@
 #
 # Prints what run-qemu.sh printed at the end of the run: one VERDICT line per
 # scenario, the summary table and "N passed, N failed".  Nothing is written.
+# A failed torture run's VERDICT line ends with its seed (scenario.env's
+# SEED) and the command that replays its random choices:
+#   ./run-qemu.sh --scenario NAME --torture-args seed=N
 # Exit status: 0 if every scenario passed, 1 otherwise (2: usage error).
 set -u
 

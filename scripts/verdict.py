@@ -4,6 +4,7 @@
 
     verdict.py --scenario NAME --console console.log --markers markers.log \
                [--expect-stall 0|1] [--trcu-args "..."] [--killed REASON] [--wall S]
+               [--seed N]
 
 prints
     VERDICT NAME: PASS (gps N, S s)        or   VERDICT NAME: FAIL: reason; reason...
@@ -392,6 +393,11 @@ def verdict_of(env, console, markers):
     gps, secs = fields['gps'], fields['seconds']
     if reasons:
         line = 'VERDICT %s: FAIL: %s' % (name, '; '.join(reasons))
+        if env.get('SEED') and env.get('EXPECT_FAIL') != '1':
+            line += ' [seed %s; the same random choices again: ./run-qemu.sh --scenario %s ' \
+                    '--torture-args seed=%s%s]' % (env['SEED'], env.get('SCENARIO', name), env['SEED'],
+                                                  '' if env.get('KERNEL', 'stock') == 'stock'
+                                                  else ' --kernel ' + env['KERNEL'])
     else:
         line = 'VERDICT %s: PASS (gps %s, %s s%s)' % (name, fmt_num(gps, 'd'), fmt_num(secs, '.0f'),
                                                    ''.join(', ' + n for n in notes))
@@ -442,7 +448,7 @@ def main_judge(a):
     env = {'SCENARIO': a.scenario, 'EXPECT_STALL': str(a.expect_stall),
            'TRCU_ARGS': a.trcu_args, 'KILLED': a.killed or '', 'SCRIPT': a.script or '',
            'WALL': '' if a.wall is None else str(a.wall),
-           'EXPECT_FAIL': '1' if a.expect_fail else '0'}
+           'EXPECT_FAIL': '1' if a.expect_fail else '0', 'SEED': a.seed}
     return print_verdict(*verdict_of(env, read_text(a.console), read_text(a.markers)))
 
 
@@ -482,6 +488,7 @@ def main():
     ap.add_argument('--killed', default=None)
     ap.add_argument('--script', default=None)
     ap.add_argument('--wall', type=int, default=None)
+    ap.add_argument('--seed', default='', help="the torture's seed: a failure says how to replay it")
     ap.add_argument('--row', action='store_true')
     ap.add_argument('--make-row', nargs=3, metavar=('NAME', 'VERDICT', 'DETAIL'))
     ap.add_argument('--summary')

@@ -24,7 +24,8 @@ VERDICT = os.path.join(HERE, '..', '..', 'scripts', 'verdict.py')
 RECHECK = os.path.join(HERE, '..', '..', 'scripts', 'recheck.sh')
 # verdict.py options and the scenario.env keys that carry them.
 ENV_OF_OPTION = {'--expect-stall': 'EXPECT_STALL', '--trcu-args': 'TRCU_ARGS',
-                 '--killed': 'KILLED', '--script': 'SCRIPT', '--wall': 'WALL'}
+                 '--killed': 'KILLED', '--script': 'SCRIPT', '--wall': 'WALL',
+                 '--seed': 'SEED'}
 
 
 def case_args(d):
