@@ -106,9 +106,7 @@ MODULE_PARM_DESC(choice_log, "Each random stream prints a hash of its first N va
 /* ---- state of the test ------------------------------------------------ */
 
 static const struct trcu_torture_ops *tt_ops;
-static u64 tt_seed;			/* seed, or the one picked at load */
 static int tt_nreaders;			/* readers actually started */
-static atomic_t tt_errors;		/* checks that failed (each also printed) */
 static unsigned long tt_gp_start;	/* get_gp_count() at start of test */
 
 /* The element pool.  Static, so a late reader never touches freed memory. */
@@ -117,185 +115,22 @@ static unsigned long tt_gp_start;	/* get_gp_count() at start of test */
 static struct tt_elem tt_pool[TT_NELEMS];
 static LIST_HEAD(tt_freelist);
 static DEFINE_SPINLOCK(tt_freelist_lock);	/* also taken from callbacks */
-static struct tt_elem __rcu *tt_current;
 static unsigned long tt_version;
 static LIST_HEAD(tt_removed);			/* writer only: sync-based pipeline */
 static atomic_t tt_nalloc, tt_nalloc_fail, tt_nfree;
 static atomic_t tt_cbs_inflight;		/* writer's pipeline callbacks */
 static atomic_t tt_wcount[TT_PIPE_LEN + 1];	/* Free-Block Circulation */
-static atomic_t tt_early_cbs;			/* callbacks run before their GP end */
-/*
- * Every callback the torture posts goes through tt_call() and every one
- * of them calls tt_cb_check() once when invoked: after the final barrier
- * the two counts must match, or the flavour lost callbacks (e.g. a dead
- * CPU's list cut off when it was adopted).
- */
-static atomic_long_t tt_cbs_posted, tt_cbs_invoked;
 static unsigned long tt_start_jiffies;		/* for the GP-rate floor */
 
-/* kthreads, stopped in creation order */
-#define TT_MAX_THREADS	512
-static struct task_struct *tt_threads[TT_MAX_THREADS];
-static int tt_nthreads;
 static struct task_struct *tt_shutdown_task;
-static bool tt_ending;			/* end of test in progress */
 static bool tt_ended;			/* end line printed */
 static DEFINE_MUTEX(tt_end_mutex);
 
 /* ---- helpers ---------------------------------------------------------- */
 
-void tt_out(const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	printk(KERN_ALERT "%s-torture: %pV", torture_type, &vaf);
-	va_end(args);
-}
-
-void tt_fail(const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	atomic_inc(&tt_errors);
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	printk(KERN_ALERT "%s-torture: !!! %pV", torture_type, &vaf);
-	va_end(args);
-}
-
-/*
- * The element readers find, for a caller inside a read-side critical
- * section of tt_ops (which rcu_dereference() cannot check for trcu).
- */
-struct tt_elem *tt_elem_current(void)
-{
-	return rcu_dereference_raw(tt_current);
-}
-
-bool tt_should_stop(void)
-{
-	return kthread_should_stop() || READ_ONCE(tt_ending);
-}
-
-/* Sleep, but wake early when told to stop. */
-void tt_sleep(unsigned long j)
-{
-	if (!tt_should_stop())
-		schedule_timeout_interruptible(j);
-}
-
 static unsigned long tt_gps(void)
 {
 	return tt_ops->get_gp_count() - tt_gp_start;
-}
-
-/* Taken just before posting a callback, checked when it is invoked. */
-/*
- * A callback's snapshot when it is posted: the flavour's polled-GP cookie
- * where it has one (exact: names the GP the callback must wait for, or
- * an earlier one), else the completed-GP count.
- */
-unsigned long tt_cb_snap(void)
-{
-	if (tt_ops->get_state && tt_ops->poll_state)
-		return tt_ops->get_state();
-	return tt_ops->get_gp_count();
-}
-
-/*
- * A callback invoked while the completed-GP count has not moved since it
- * was posted ran before its grace period ended (e.g. a dead CPU's
- * callbacks run at once).  Exact only where the flavour says so.
- * Every torture callback calls this exactly once: it also counts it as
- * invoked (tt_check_cb_accounting()).
- */
-void tt_cb_check(unsigned long snap)
-{
-	atomic_long_inc(&tt_cbs_invoked);
-	if (tt_ops->get_state && tt_ops->poll_state) {
-		/*
-		 * The cookie was taken before the call, so the callback's
-		 * own GP is this one or later: it must have completed.
-		 * Catches callbacks posted mid-GP and run after that GP but
-		 * before their own, which the count check below cannot.
-		 */
-		if (!tt_ops->poll_state(snap))
-			atomic_inc(&tt_early_cbs);
-		return;
-	}
-	if (tt_ops->gp_count_strict &&
-	    (long)(tt_ops->get_gp_count() - snap) <= 0)
-		atomic_inc(&tt_early_cbs);
-}
-
-/* Post a callback through the flavour, counted (see tt_cbs_posted). */
-void tt_call(struct rcu_head *head, rcu_callback_t func)
-{
-	atomic_long_inc(&tt_cbs_posted);
-	tt_ops->call(head, func);
-}
-
-int tt_spawn(int (*fn)(void *), void *arg, const char *name, int cpu)
-{
-	struct task_struct *t;
-
-	if (tt_nthreads >= TT_MAX_THREADS)
-		return -ENOSPC;
-	t = kthread_create(fn, arg, "%s", name);
-	if (IS_ERR(t)) {
-		pr_err("cannot create kthread %s: %ld\n", name, PTR_ERR(t));
-		return PTR_ERR(t);
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	/* Threads may return on their own: keep the task for kthread_stop(). */
-	get_task_struct(t);
-	tt_threads[tt_nthreads++] = t;
-	wake_up_process(t);
-	return 0;
-}
-
-static void tt_stop_threads(void)
-{
-	int i;
-
-	for (i = 0; i < tt_nthreads; i++) {
-		kthread_stop(tt_threads[i]);
-		put_task_struct(tt_threads[i]);
-	}
-	tt_nthreads = 0;
-}
-
-/* Stream @id of this run's random choices (torture.h). */
-void tt_rnd_init(struct tt_rnd *r, u32 id)
-{
-	u64 s = tt_seed ^ ((u64)id * 0x9e3779b97f4a7c15ULL);
-
-	/* prandom_seed_state() keeps 32 bits of its seed: fold them in. */
-	s ^= s >> 31;
-	prandom_seed_state(&r->state, s);
-	r->id = id;
-	r->logged = 0;
-	r->hash = 2166136261U;
-}
-
-u32 tt_rand(struct tt_rnd *r)
-{
-	u32 v = prandom_u32_state(&r->state);
-
-	if (r->logged < choice_log) {
-		r->hash = (r->hash ^ v) * 16777619U;
-		if (++r->logged == choice_log && !in_nmi())
-			tt_out("choices: stream %#x first %d values hash %08x\n",
-			       r->id, choice_log, r->hash);
-	}
-	return v;
 }
 
 
@@ -458,8 +293,7 @@ static int tt_writer(void *arg)
 		p->mbtest = 1;
 		p->ver = tt_version + 1;
 		udelay(tt_rand(&rnd) & 0xff);
-		old = rcu_dereference_protected(tt_current, true);
-		rcu_assign_pointer(tt_current, p);
+		old = tt_elem_replace(p);
 		WRITE_ONCE(tt_version, tt_version + 1);
 		if (!old)
 			continue;
@@ -527,18 +361,6 @@ static int tt_fakewriter(void *arg)
 
 /* ---- statistics -------------------------------------------------------- */
 
-void tt_hist_line(char *buf, size_t len, const char *what, long *h,
-		  bool bad)
-{
-	size_t off;
-	int i;
-
-	off = scnprintf(buf, len, "%s%s: ", bad ? "!!! " : "", what);
-	for (i = 0; i <= TT_PIPE_LEN; i++)
-		off += scnprintf(buf + off, len - off, " %ld", h[i]);
-	tt_out("%s\n", buf);
-}
-
 static void tt_stats_print(void)
 {
 	bool bad;
@@ -560,10 +382,10 @@ static void tt_stats_print(void)
 	       atomic_read(&tt_nfree), mberror,
 	       rtbe, tt_readers_ntimers(), buf, tt_gps());
 	if (bad || mberror || rtbe)
-		atomic_inc(&tt_errors);
-	if (atomic_read(&tt_early_cbs))
+		tt_count_error();
+	if (tt_early_cbs())
 		tt_fail("%d callbacks invoked before their grace period ended\n",
-			atomic_read(&tt_early_cbs));
+			tt_early_cbs());
 	tt_readers_stats(buf, 512, bad || mberror);
 	for (i = 0; i <= TT_PIPE_LEN; i++)
 		wc[i] = atomic_read(&tt_wcount[i]);
@@ -597,7 +419,7 @@ static void tt_params(char *buf, size_t len)
 		  n_barrier_cbs, fwd_progress, onoff_interval, onoff_holdoff,
 		  test_no_idle_hz, stutter, stall_cpu, stall_cpu_holdoff,
 		  stat_interval, duration, long_reads, onoff_leaf, onoff_cbs,
-		  onoff_barrier, max_gp_ms, tt_seed, choice_log);
+		  onoff_barrier, max_gp_ms, tt_run_seed(), choice_log);
 }
 
 static void tt_print_end(void)
@@ -606,7 +428,7 @@ static void tt_print_end(void)
 
 	tt_params(buf, sizeof(buf));
 	printk(KERN_ALERT "%s-torture:--- End of test: %s: %s\n", torture_type,
-	       atomic_read(&tt_errors) ? "FAILURE" : "SUCCESS", buf);
+	       tt_errors() ? "FAILURE" : "SUCCESS", buf);
 }
 
 /*
@@ -676,8 +498,9 @@ static void tt_check_gp_rate(unsigned long gps, unsigned long now)
  */
 static void tt_check_cb_accounting(void)
 {
-	long posted = atomic_long_read(&tt_cbs_posted);
-	long invoked = atomic_long_read(&tt_cbs_invoked);
+	long posted, invoked;
+
+	tt_cbs_counts(&posted, &invoked);
 
 	if (posted != invoked)
 		tt_fail("callbacks: posted %ld, invoked %ld after the final barrier (%ld missing)\n",
@@ -709,7 +532,7 @@ static void tt_end_test(void)
 		tt_stats_print();
 		tt_print_end();
 	}
-	WRITE_ONCE(tt_ending, true);
+	tt_set_ending();
 	tt_stop_threads();
 	tt_stress_stop();
 	/*
@@ -806,7 +629,7 @@ static int tt_check_params(void)
 
 static void tt_cleanup(void)
 {
-	WRITE_ONCE(tt_ending, true);
+	tt_set_ending();
 	tt_stop_threads();
 	tt_stress_stop();
 	if (tt_ops) {
@@ -838,9 +661,7 @@ static int __init trcutorture_init(void)
 	if (err)
 		return err;
 	/* Before any stream is seeded: every kthread's derives from it. */
-	tt_seed = seed;
-	while (!tt_seed)
-		tt_seed = get_random_u64();
+	tt_common_init(torture_type, tt_ops, seed, choice_log);
 	tt_nreaders = nreaders == -1 ? max(1, (int)num_online_cpus() - 1) : nreaders;
 	cfg.ops = tt_ops;
 	cfg.nreaders = tt_nreaders;

@@ -35,7 +35,6 @@ static struct tt_config tt_cfg;
 
 /* ---- stutter: load for stutter s, pause for stutter s ------------------ */
 
-static bool tt_stutter_paused;		/* load currently paused */
 static long tt_stutter_pauses;		/* pauses begun */
 
 static int tt_stutter(void *arg)
@@ -45,19 +44,12 @@ static int tt_stutter(void *arg)
 		if (tt_should_stop())
 			break;
 		WRITE_ONCE(tt_stutter_pauses, tt_stutter_pauses + 1);
-		WRITE_ONCE(tt_stutter_paused, true);
+		tt_stutter_set(true);
 		tt_sleep(tt_cfg.stutter * HZ);
-		WRITE_ONCE(tt_stutter_paused, false);
+		tt_stutter_set(false);
 	}
-	WRITE_ONCE(tt_stutter_paused, false);
+	tt_stutter_set(false);
 	return 0;
-}
-
-/* Every load kthread calls this: while the load is paused, wait here. */
-void tt_stutter_wait(void)
-{
-	while (READ_ONCE(tt_stutter_paused) && !tt_should_stop())
-		schedule_timeout_interruptible(HZ / 20 ? HZ / 20 : 1);
 }
 
 static void tt_stutter_stats(void)
@@ -65,7 +57,7 @@ static void tt_stutter_stats(void)
 	if (tt_cfg.stutter)
 		tt_out("stutter: %ld pauses of %d s, load %s\n",
 		       READ_ONCE(tt_stutter_pauses), tt_cfg.stutter,
-		       READ_ONCE(tt_stutter_paused) ? "paused" : "running");
+		       tt_stutter_paused() ? "paused" : "running");
 }
 
 /* ---- barrier test ------------------------------------------------------ */
@@ -831,7 +823,7 @@ void tt_stress_stop(void)
 		kfree(tt_bar_workers);
 		tt_bar_workers = NULL;
 	}
-	WRITE_ONCE(tt_stutter_paused, false);
+	tt_stutter_set(false);
 }
 
 /*

@@ -145,11 +145,25 @@ struct tt_rnd {
 #define TT_RND_NMI_CPU	0x1000		/* + CPU: NMI-context readers */
 
 /*
- * main.c: output and helpers used by the readers and stressors.
- * tt_out() prints a torture line without pr_fmt: the verdict parser wants
- * "<type>-torture:".  tt_fail() is an error: its line always contains
- * "!!!", and it counts towards FAILURE.
+ * common.c: output and helpers used by every part (main.c, readers.c,
+ * stress.c), which all call down into it.  tt_out() prints a torture
+ * line without pr_fmt: the verdict parser wants "<type>-torture:".
+ * tt_fail() is an error: its line always contains "!!!", and it counts
+ * towards FAILURE.
  */
+void tt_common_init(const char *type, const struct trcu_torture_ops *ops,
+		    u64 seed, int choice_log);
+u64 tt_run_seed(void);
+void tt_count_error(void);
+int tt_errors(void);
+int tt_early_cbs(void);
+void tt_cbs_counts(long *posted, long *invoked);
+void tt_set_ending(void);
+struct tt_elem *tt_elem_replace(struct tt_elem *p);
+void tt_stop_threads(void);
+void tt_stutter_set(bool paused);
+bool tt_stutter_paused(void);
+void tt_stutter_wait(void);
 __printf(1, 2) void tt_out(const char *fmt, ...);
 __printf(1, 2) void tt_fail(const char *fmt, ...);
 struct tt_elem *tt_elem_current(void);
@@ -182,7 +196,6 @@ void tt_readers_stats(char *buf, size_t len, bool bad);
 /* stress.c */
 int tt_stress_start(const struct tt_config *cfg);
 void tt_stress_stop(void);
-void tt_stutter_wait(void);
 void tt_stress_stats(void);
 long tt_stress_barrier_errors(void);
 void tt_stress_line(char *buf, size_t len);
