@@ -33,6 +33,7 @@ host_checks() {
 	echo "sparse|check_sparse"
 	echo "build W=1|check_build_w1"
 	echo "objgraph|scripts/objgraph-check.sh"
+	echo "objgraph torture|scripts/objgraph-check.sh torture trcutorture"
 	echo "sim|scripts/sim-check.sh"
 }
 

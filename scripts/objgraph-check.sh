@@ -9,21 +9,31 @@
 # the ones above it; a cycle means two parts know each other.  Prints every
 # edge, then either "no cycle" or each cycle found, and fails on a cycle.
 #   scripts/objgraph-check.sh [DIR]   objects of DIR (default module/)
+#   scripts/objgraph-check.sh DIR MOD the objects of module MOD only, as
+#                                     DIR/Kbuild's "MOD-y :=" line lists
+#                                     them (torture/ builds five modules)
 # The objects must be built (make); the link output trcu.o and the
 # generated trcu.mod.o are not part of the graph.
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DIR=${1:-$TOP/module}
+MOD=${2:-}
 
 objs=()
-for o in "$DIR"/*.o; do
-	[ -e "$o" ] || continue		# no match: the pattern itself
-	case "$(basename "$o")" in
-	trcu.o | *.mod.o) continue ;;
-	esac
-	objs+=("$o")
-done
+if [ -n "$MOD" ]; then
+	for o in $(sed -n "s/^$MOD-y[[:space:]]*:=//p" "$DIR/Kbuild"); do
+		[ -e "$DIR/$o" ] && objs+=("$DIR/$o")
+	done
+else
+	for o in "$DIR"/*.o; do
+		[ -e "$o" ] || continue		# no match: the pattern itself
+		case "$(basename "$o")" in
+		trcu.o | *.mod.o) continue ;;
+		esac
+		objs+=("$o")
+	done
+fi
 if [ "${#objs[@]}" -eq 0 ]; then
 	echo "objgraph: FAIL: no objects in $DIR (run make first)"
 	exit 1
