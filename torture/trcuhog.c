@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trcuhog: CPU hogs and grace-period rate drivers for the liveness
- * scenarios (guest/tests/rtspin.sh, isolated.sh, irqsoff.sh, flood.sh).
- * One load starts any mix of three things, each in its own kthread, and
- * returns at once; each ends by itself after its duration:
+ * scenarios (guest/tests/rtspin.sh, hogmore.sh, isolated.sh, irqsoff.sh,
+ * flood.sh).  One load starts any mix of three things, each in its own
+ * kthread, and returns at once; each ends by itself after its duration:
  *
  *   spin     a kthread on spin_cpu at SCHED_FIFO spin_prio spins in the
  *            kernel for spin_s seconds, no cond_resched() and no sleep,
