@@ -21,24 +21,32 @@
 #              synchronize against synchronize_rcu, call+barrier against
 #              call_rcu+rcu_barrier.
 #   nopreempt  trcuhog's kernel spinner, spin_ctx=nopreempt: 6 s inside
-#              preempt_disable(), a reader of trcu and of the kernel's
-#              RCU but not of trcu_bh.  Drivers from 0.5 s to 5.5 s
-#              (inside the spin), stuck_ms=3000.  A CPU inside a long
+#              preempt_disable(), a reader of trcu (and of the kernel's
+#              RCU) but not of trcu_bh.  Drivers from 0.5 s to 5.5 s
+#              (inside the spin), stuck_ms=3000: synchronize of trcu,
+#              trcu_bh, rcu on the drivers' CPU, their expedited ones on
+#              CPU 2 (3 if 2 is the hog's).  A CPU inside a long
 #              preempt-off section may delay only the GPs that must wait
 #              for that CPU's own QS:
-#                - trcu_bh synchronize keeps going: max_us <= 1 s and
-#                  n >= NMIN (10: at least 2 GPs a second over the 5 s;
-#                  a trcu_bh that waited for the spinning CPU completes
-#                  about one call in the window, the first one taking
-#                  the rest of the spin);
-#                - trcu synchronize is held (max_us >= 4 s: a call that
-#                  started inside the section and returned before its end
-#                  would be a GP that broke a reader), at most until the
-#                  spin ends + 1 s (max_us <= 7 s), and never stuck;
-#                - synchronize_rcu is held as well: printed, not judged.
+#                - trcu_bh synchronize and expedited keep going: max_us
+#                  <= 1 s and n >= NMIN (10: at least 2 GPs a second over
+#                  the 5 s; a trcu_bh that waited for the spinning CPU
+#                  completes about one call in the window, the first one
+#                  taking the rest of the spin);
+#                - trcu synchronize and expedited are held (max_us >= 4
+#                  s: a call that started inside the section and returned
+#                  before its end would be a GP that broke a reader), at
+#                  most until the spin ends + 1 s (max_us <= 7 s), never
+#                  stuck;
+#                - rcu's are held as well: printed, not judged.
 #   nobh       the same with spin_ctx=nobh (local_bh_disable()), a reader
-#              of every flavour: trcu and trcu_bh both held (>= 4 s) and
-#              both at most spin + 1 s, not stuck; rcu printed.
+#              of every flavour: trcu and trcu_bh, synchronize and
+#              expedited, all held (>= 4 s) and at most spin + 1 s, not
+#              stuck; rcu printed.  The expedited drivers are what catch
+#              a trcu_bh that takes a bh-disabled tick for a QS (mutant
+#              bh_tick_qs): the tick reports an expedited QS at once, but
+#              the normal GP's report waits for trcu's tasklet, which
+#              cannot run on that CPU before the section ends.
 #   offline    a FIFO 99 /bin/rtspin on that CPU (CPU 2 if it is 0, which
 #              cannot go offline) while the drivers run 10 s: three rounds
 #              of a fresh rtspin on it, 1 s later the CPU goes offline
@@ -155,24 +163,29 @@ free_budget() {
 	fi
 }
 
-# case_kspin CTX: trcuhog's spinner in spin_ctx=CTX.
+# case_kspin CTX: trcuhog's spinner in spin_ctx=CTX; synchronize on RCPU,
+# expedited on ECPU.
 case_kspin() {
-	local ctx=$1 name="hogmore-$1" w
+	local ctx=$1 name="hogmore-$1" w ecpu=2
 	place
-	w="spin cpu$cpu ctx=$ctx ${KSPIN}s, drivers cpu$rcpu ${KDELAY}ms+${KRATE}s; before: $(where)"
+	[ "$cpu" = 2 ] && ecpu=3
+	w="spin cpu$cpu ctx=$ctx ${KSPIN}s, drivers cpu$rcpu and cpu$ecpu (exp) ${KDELAY}ms+${KRATE}s; before: $(where)"
 	hog_run $((KSPIN + 60)) tag="$name" spin_cpu="$cpu" spin_prio=1 \
 		spin_s=$KSPIN spin_ctx="$ctx" rate_cpu=$rcpu rate_s=$KRATE \
 		rate_delay_ms=$KDELAY stuck_ms=3000 \
-		rate_ops=trcu_sync,trcu_bh_sync,rcu_sync ||
+		rate_ops="trcu_sync,trcu_bh_sync,rcu_sync,trcu_exp@$ecpu,trcu_bh_exp@$ecpu,rcu_exp@$ecpu" ||
 		{ fail "$name" "trcuhog load or unload failed: $(hog_flat)"; return; }
 	echo "$HOG_LOG" | grep -q "^SPIN .* ctx=$ctx .* preemptible=0 ran_on=$cpu err=0" ||
 		{ fail "$name" "the kernel spinner did not run in ctx=$ctx: $(hog_flat)"; return; }
 	if [ "$ctx" = nopreempt ]; then
 		free_budget "$name-trcu_bh" "$w" "trcu_bh sync $rcpu"
+		free_budget "$name-trcu_bh-exp" "ctx=$ctx" "trcu_bh exp $ecpu"
 	else
 		held_budget "$name-trcu_bh" "$w" "trcu_bh sync $rcpu" "rcu sync $rcpu"
+		held_budget "$name-trcu_bh-exp" "ctx=$ctx" "trcu_bh exp $ecpu" "rcu exp $ecpu"
 	fi
 	held_budget "$name-trcu" "ctx=$ctx" "trcu sync $rcpu" "rcu sync $rcpu"
+	held_budget "$name-trcu-exp" "ctx=$ctx" "trcu exp $ecpu" "rcu exp $ecpu"
 }
 
 # cycles CPU: three rounds of a fresh FIFO 99 rtspin on CPU, CPU offline
