@@ -36,24 +36,29 @@
 #                - trcu synchronize and expedited are held (max_us >= 4
 #                  s: a call that started inside the section and returned
 #                  before its end would be a GP that broke a reader), at
-#                  most until the spin ends + 1 s (max_us <= 7 s), never
+#                  most until the spin ends + 1 s (max_us <= 6.5 s: the
+#                  first call starts 0.5 s into the 6 s spin), never
 #                  stuck;
 #                - rcu's are held as well: printed, not judged.
 #   nobh       the same with spin_ctx=nobh (local_bh_disable()), a reader
 #              of every flavour: trcu and trcu_bh, synchronize and
-#              expedited, all held (>= 4 s) and at most spin + 1 s, not
-#              stuck; rcu printed.  The expedited drivers are what catch
+#              expedited, all held (>= 4 s) and at most until the spin
+#              ends + 1 s (6.5 s), not stuck; rcu printed.  The expedited drivers are what catch
 #              a trcu_bh that takes a bh-disabled tick for a QS (mutant
 #              bh_tick_qs): the tick reports an expedited QS at once, but
 #              the normal GP's report waits for trcu's tasklet, which
 #              cannot run on that CPU before the section ends.
 #   offline    a FIFO 99 /bin/rtspin on that CPU (CPU 2 if it is 0, which
-#              cannot go offline) while the drivers run 10 s: three rounds
-#              of a fresh rtspin on it, 1 s later the CPU goes offline
-#              under the hog (the kernel pushes the hog off; it is killed
-#              as soon as the offline returns, so it does not spin on
-#              another CPU), 0.5 s later back online.  Every write to
-#              cpuN/online must succeed; rate_budget as in dl.
+#              cannot go offline) while the drivers run 16 s: three rounds
+#              (about 12 s) of a fresh rtspin on it, 1 s later the CPU
+#              goes offline under the hog (the kernel pushes the hog off;
+#              it is killed as soon as the offline returns, so it does not
+#              spin on another CPU), 0.5 s later back online.  Every write
+#              to cpuN/online must succeed; rate_budget as in dl, with
+#              stuck_ms=3000: an offline holds synchronize_rcu and trcu's
+#              GPs alike for up to 2 s (measured 2000320 and 1993406 us),
+#              and one that ended the window with 1 s made the kernel's
+#              call count as stuck.
 # The kernel spinners stay at 6 s: below the soft-lockup (20 s) and RCU
 # stall (21 s) thresholds, so no warning is excused.  Booted preempt=full
 # like RT-SPIN (see rtspin.sh: on Debian's voluntary model the kernel's
@@ -69,7 +74,10 @@ KDELAY=500		# its drivers start 0.5 s in ...
 KRATE=5			# ... and run 5 s, inside the spin
 NMIN=10			# trcu_bh synchronize calls in those 5 s
 HELD=4000000		# a reader's GP waits at least this long (us)
-OFF_RATE=10
+# ... and at most until the spin ends + 1 s: the first call starts KDELAY
+# into the spin, so 6.5 s (us).
+HELD_MAX=$((KSPIN * 1000000 - KDELAY * 1000 + 1000000))
+OFF_RATE=16		# the three offline rounds take about 12 s
 RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 
 insmod $M/trcu.ko || { fail hogmore-load "insmod trcu.ko failed"; exit 1; }
@@ -122,7 +130,7 @@ case_dl() {
 
 # held_budget NAME DETAIL "FLAVOR OP CPU" "FLAVOR OP CPU": the first
 # driver is a GP that the spin's section must hold: max_us >= HELD, at
-# most the spin + 1 s, not stuck; the second (rcu) only printed.
+# most HELD_MAX, not stuck; the second (rcu) only printed.
 held_budget() {
 	local name=$1 extra=$2 tn tm ts why= d
 	# shellcheck disable=SC2086  # the triples are meant to split
@@ -134,7 +142,7 @@ held_budget() {
 	[ -n "$tn" ] && [ -n "$tm" ] || { fail "$name" "no RATE line: $d"; return; }
 	[ "$ts" = 0 ] || why="$why; $1 call stuck"
 	[ "$tm" -ge "$HELD" ] || why="$why; $1 max_us < $HELD: a GP ended inside the spin's section"
-	[ "$tm" -le $((KSPIN * 1000000 + 1000000)) ] || why="$why; $1 max_us > spin + 1 s"
+	[ "$tm" -le "$HELD_MAX" ] || why="$why; $1 max_us > $HELD_MAX: held past the spin's end + 1 s"
 	if [ -z "$why" ]; then
 		pass "$name" "$d"
 	else
@@ -218,7 +226,7 @@ case_offline() {
 	cycles "$cpu" >/tmp/cycles.out 2>&1 &
 	cpid=$!
 	hog_run $((OFF_RATE + 60)) tag="$name" rate_cpu=$rcpu rate_s=$OFF_RATE \
-		rate_delay_ms=500 rate_ops=$OPS || ok=0
+		rate_delay_ms=500 stuck_ms=3000 rate_ops=$OPS || ok=0
 	wait "$cpid"
 	bad=$(cat /tmp/cycles.out)
 	if [ -z "$bad" ]; then
