@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trcuhog: CPU hogs and grace-period rate drivers for the liveness
- * scenarios (guest/tests/rtspin.sh, isolated.sh, irqsoff.sh, flood.sh).
- * One load starts any mix of three things, each in its own kthread, and
- * returns at once; each ends by itself after its duration:
+ * scenarios (guest/tests/rtspin.sh, hogmore.sh, isolated.sh, irqsoff.sh,
+ * flood.sh).  One load starts any mix of three things, each in its own
+ * kthread, and returns at once; each ends by itself after its duration:
  *
  *   spin     a kthread on spin_cpu at SCHED_FIFO spin_prio spins in the
- *            kernel for spin_s seconds, preemption enabled, no
- *            cond_resched() and no sleep.  A tick there sees
- *            preempt_count() 0, a quiescent state for trcu and for the
- *            kernel's RCU alike; what it takes from the CPU is the CPU.
+ *            kernel for spin_s seconds, no cond_resched() and no sleep,
+ *            in the context spin_ctx names:
+ *              preempt    preemption enabled (the default).  A tick there
+ *                         sees preempt_count() 0, a quiescent state for
+ *                         trcu and for the kernel's RCU alike; what it
+ *                         takes from the CPU is the CPU.
+ *              nopreempt  inside preempt_disable(): a reader of trcu
+ *                         (and of the kernel's RCU) for the whole spin,
+ *                         not of trcu_bh.
+ *              nobh       inside local_bh_disable(): a reader of trcu,
+ *                         trcu_bh and the kernel's RCU; the CPU's
+ *                         softirqs wait for the end.
+ *            Both of the last two are limited to 6 s, far below the
+ *            soft-lockup (20 s) and RCU stall (21 s) thresholds.
  *   irqsoff  a kthread on irqsoff_cpu disables irqs for irqsoff_ms, then
  *            sleeps irqsoff_gap_ms, again and again for irqsoff_s
  *            seconds: an irqs-off holdout that IPIs cannot reach.  Its
@@ -73,7 +83,18 @@ MODULE_PARM_DESC(spin_prio, "spin: SCHED_FIFO priority (1..99)");
 
 static int spin_s;
 module_param(spin_s, int, 0444);
-MODULE_PARM_DESC(spin_s, "spin: seconds of spinning (0 = no spinner, 1..15)");
+MODULE_PARM_DESC(spin_s, "spin: seconds of spinning (0 = no spinner, 1..15; 1..6 unless spin_ctx=preempt)");
+
+static char *spin_ctx = "preempt";
+module_param(spin_ctx, charp, 0444);
+MODULE_PARM_DESC(spin_ctx, "spin: preempt (preemption enabled), nopreempt (preempt_disable()) or nobh (local_bh_disable())");
+
+enum hog_ctx { HOG_CTX_PREEMPT, HOG_CTX_NOPREEMPT, HOG_CTX_NOBH };
+static const char * const hog_ctx_names[] = { "preempt", "nopreempt", "nobh" };
+static enum hog_ctx hog_spin_ctx;
+
+/* The longest spin_s outside spin_ctx=preempt. */
+#define HOG_SPIN_OFF_MAX_S	6
 
 static int irqsoff_cpu;
 module_param(irqsoff_cpu, int, 0444);
@@ -256,7 +277,10 @@ static int hog_probe_thread(void *unused)
 	return 0;
 }
 
-/* Spin with preemption enabled, as a SCHED_FIFO task, no resched point. */
+/*
+ * Spin as a SCHED_FIFO task, no resched point, in the spin_ctx context;
+ * preemptible and count are sampled inside it.
+ */
 static int hog_spin_thread(void *unused)
 {
 	struct sched_attr attr = {
@@ -265,22 +289,33 @@ static int hog_spin_thread(void *unused)
 		.sched_priority = spin_prio,
 	};
 	unsigned long loops = 0;
-	int err, pre;
+	int err, pre = 0, cnt = 0;
 	u64 end;
 
 	err = sched_setattr_nocheck(current, &attr);
 	if (err)
 		pr_err("SPIN tag=%s cpu=%d: sched_setattr(FIFO %d) failed: %d\n",
 		       tag, spin_cpu, spin_prio, err);
-	pre = preemptible();
-	end = ktime_get_ns() + (u64)spin_s * NSEC_PER_SEC;
-	while (!err && ktime_get_ns() < end && !READ_ONCE(hog_abort)) {
-		cpu_relax();
-		loops++;
+	if (!err) {
+		if (hog_spin_ctx == HOG_CTX_NOPREEMPT)
+			preempt_disable();
+		else if (hog_spin_ctx == HOG_CTX_NOBH)
+			local_bh_disable();
+		pre = preemptible();
+		cnt = preempt_count();
+		end = ktime_get_ns() + (u64)spin_s * NSEC_PER_SEC;
+		while (ktime_get_ns() < end && !READ_ONCE(hog_abort)) {
+			cpu_relax();
+			loops++;
+		}
+		if (hog_spin_ctx == HOG_CTX_NOPREEMPT)
+			preempt_enable();
+		else if (hog_spin_ctx == HOG_CTX_NOBH)
+			local_bh_enable();
 	}
-	pr_info("SPIN tag=%s cpu=%d prio=%d secs=%d loops=%lu preemptible=%d ran_on=%d err=%d\n",
-		tag, spin_cpu, spin_prio, spin_s, loops, pre,
-		raw_smp_processor_id(), err);
+	pr_info("SPIN tag=%s cpu=%d prio=%d secs=%d ctx=%s count=%#x loops=%lu preemptible=%d ran_on=%d err=%d\n",
+		tag, spin_cpu, spin_prio, spin_s, hog_ctx_names[hog_spin_ctx],
+		cnt, loops, pre, raw_smp_processor_id(), err);
 	sched_set_normal(current, 0);
 	/* Pairs with the report's acquire: the line printed before DONE. */
 	smp_store_release(&spin_done, true);
@@ -397,6 +432,25 @@ static bool hog_bad_cpu(const char *name, int cpu)
 	return true;
 }
 
+/* spin_ctx into hog_spin_ctx; true (and a line) if unknown or too long. */
+static bool hog_bad_ctx(void)
+{
+	int i = match_string(hog_ctx_names, ARRAY_SIZE(hog_ctx_names), spin_ctx);
+
+	if (i < 0) {
+		pr_err("invalid spin_ctx=%s: want preempt, nopreempt or nobh\n",
+		       spin_ctx);
+		return true;
+	}
+	hog_spin_ctx = i;
+	if (i != HOG_CTX_PREEMPT && spin_s > HOG_SPIN_OFF_MAX_S) {
+		pr_err("invalid spin_s=%d: spin_ctx=%s allows 0..%d\n", spin_s,
+		       spin_ctx, HOG_SPIN_OFF_MAX_S);
+		return true;
+	}
+	return false;
+}
+
 static bool hog_bad_tag(void)
 {
 	size_t i, len = strlen(tag);
@@ -465,6 +519,7 @@ static int hog_check_params(void)
 	if (hog_bad_tag() ||
 	    hog_bad("spin_s", spin_s, 0, 15) ||
 	    hog_bad("spin_prio", spin_prio, 1, 99) ||
+	    hog_bad_ctx() ||
 	    hog_bad("irqsoff_s", irqsoff_s, 0, 600) ||
 	    hog_bad("irqsoff_ms", irqsoff_ms, 1, 1500) ||
 	    hog_bad("irqsoff_gap_ms", irqsoff_gap_ms, 1, 10000) ||

@@ -35,7 +35,8 @@ insmod $M/trcu.ko trace=1 batch_us=100 || { fail flood-load "insmod trcu.ko trac
 bad=
 for a in "spin_s=16" "spin_s=1 spin_prio=0" "spin_s=1 spin_cpu=99" "irqsoff_s=1 irqsoff_ms=1501" \
 	"rate_s=1 rate_ops=bogus" "rate_s=1 rate_ops=trcu_sync@99" "rate_s=1" \
-	"rate_ops=trcu_sync" "probe_cpu=1" "tag=A" "stuck_ms=99 rate_s=1 rate_ops=rcu_sync" ""; do
+	"rate_ops=trcu_sync" "probe_cpu=1" "tag=A" "stuck_ms=99 rate_s=1 rate_ops=rcu_sync" "" \
+	"spin_s=1 spin_ctx=irqsoff" "spin_s=7 spin_ctx=nopreempt"; do
 	n=$(dmesg_lines)
 	# shellcheck disable=SC2086  # each entry is a parameter list
 	if insmod $M/trcuhog.ko $a 2>/dev/null; then
@@ -46,7 +47,7 @@ for a in "spin_s=16" "spin_s=1 spin_prio=0" "spin_s=1 spin_cpu=99" "irqsoff_s=1 
 	fi
 done
 if [ -z "$bad" ]; then
-	pass hog-params "12 bad trcuhog.ko parameter sets refused, each with its line"
+	pass hog-params "14 bad trcuhog.ko parameter sets refused, each with its line"
 else
 	fail hog-params "$bad"
 fi

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers of the liveness scenarios (rtspin.sh, isolated.sh, irqsoff.sh,
-# flood.sh), sourced after lib.sh; not a scenario of its own.  They drive
+# Helpers of the liveness scenarios (rtspin.sh, hogmore.sh, isolated.sh,
+# irqsoff.sh, flood.sh), sourced after lib.sh; not a scenario of its own.  They drive
 # trcuhog.ko (torture/trcuhog.c) and compare trcu with the kernel's RCU
 # measured in the same load.
 #
