@@ -9,7 +9,7 @@
 
 #include "sim_kernel.h"
 
-#define SIM_MAX_TASKS		16
+#define SIM_MAX_TASKS		17	/* 2 GP kthreads, the worker, callers */
 #define SIM_KTHREAD_CPU		0	/* GP kthreads run here; never unplugged */
 
 struct sim_task {
