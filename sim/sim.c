@@ -472,6 +472,11 @@ static bool place_task(struct sim_task *t)
 			for (i = 0; i < ncpus; i++)
 				cpumask_set_cpu(i, &t->ts.cpus_mask);
 		}
+		if (sim_verbose)
+			printf("sim: kthread %d off CPU %d to CPU %d%s\n",
+			       t->ts.pid, t->ts.cpu, c,
+			       cpumask_weight(&t->ts.cpus_mask) == ncpus ?
+			       " (affinity: every CPU)" : "");
 		t->ts.cpu = c;
 		return cpu_runs(t, c);
 	}
