@@ -5,8 +5,11 @@
 # sim/trcu-sim with random CPU counts (1..4096, log-uniform), fanouts
 # (2..64, sometimes a different leaf fanout, sometimes exact), idle shares
 # (0..95 %) and seeds, hotplug on, each checking the grace-period
-# guarantee (sim/sim.c says what is checked).  Any run with errors fails
-# the check and is printed with the command that repeats it.
+# guarantee (sim/sim.c says what is checked).  Half the runs of 2 CPUs or
+# more have an RT hog that starves the GP kthread (--hog kthread, or
+# --hog CPU), and are checked for liveness too: every GP requested ends
+# within the bound.  Any run with errors fails the check and is printed
+# with the command that repeats it.
 #
 #   scripts/sim-check.sh
 # Environment:
@@ -52,6 +55,18 @@ while [ "$runs" -lt "$RUNS_MAX" ] && [ $((SECONDS - start)) -lt "$SECONDS_MAX" ]
 	      --bh $((RANDOM % 40)) --seed $((RANDOM * 32768 + RANDOM)))
 	[ $((RANDOM % 3)) -eq 0 ] && args+=(--fanout-leaf $((2 + RANDOM % 63)))
 	[ $((RANDOM % 4)) -eq 0 ] && args+=(--fanout-exact)
+	# The hog comes from the run's own seed, not from RANDOM, so that
+	# every other parameter is what the master seed drew before hogs: a
+	# third of the runs --hog kthread, a sixth --hog CPU (CPU 0, where
+	# the GP kthreads start, or any), the rest none.
+	s=${args[12]}
+	if [ "$cpus" -ge 2 ]; then
+		case $(((s >> 3) % 6)) in
+		0 | 1) args+=(--hog kthread) ;;
+		2) if [ $(((s >> 6) % 2)) -eq 0 ]; then args+=(--hog 0)
+		   else args+=(--hog $(((s >> 7) % cpus))); fi ;;
+		esac
+	fi
 	runs=$((runs + 1))
 	out=$("$SIM_BIN" "${args[@]}" 2>&1)
 	rc=$?

@@ -18,7 +18,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
 
-SIMULATED=" module/params.c module/geometry.c module/tree.c module/callbacks.c module/dynticks.c module/stall.c module/hotplug.c "
+SIMULATED=" module/params.c module/geometry.c module/tree.c module/callbacks.c module/dynticks.c module/stall.c module/hotplug.c module/gp_kthread.c "
 SECS=${SIM_MUTANT_SECONDS:-30}
 SEED=${SIM_MUTANT_SEED:-1}
 

@@ -135,6 +135,7 @@ struct sim_task *sim_task_new(int (*fn)(void *), void *arg, int cpu,
 	if (!t->stack)
 		return NULL;
 	t->used = true;
+	t->kthread = false;
 	t->done = false;
 	t->runnable = true;
 	t->timed = false;
@@ -144,6 +145,11 @@ struct sim_task *sim_task_new(int (*fn)(void *), void *arg, int cpu,
 	t->ts.cpu = cpu;
 	t->ts.idle = false;
 	t->ts.comm = name;
+	t->ts.pid = 100 + i;
+	t->ts.policy = SCHED_NORMAL;
+	cpumask_clear(&t->ts.cpus_mask);
+	for (i = 0; i < nr_cpu_ids; i++)
+		cpumask_set_cpu(i, &t->ts.cpus_mask);
 	getcontext(&t->ctx);
 	t->ctx.uc_stack.ss_sp = t->stack;
 	t->ctx.uc_stack.ss_size = SIM_STACK;
@@ -326,19 +332,153 @@ static struct cpumask sim_all_cpus = {
 };
 const struct cpumask *cpu_possible_mask = &sim_all_cpus;
 
+const struct cpumask *sim_online_mask(void)
+{
+	static struct cpumask m;
+	int cpu;
+
+	cpumask_clear(&m);
+	for_each_online_cpu(cpu)
+		cpumask_set_cpu(cpu, &m);
+	return &m;
+}
+
 /*
- * The task stays on its CPU if @m allows it, else moves to the first
- * CPU of @m, from its next wakeup on.
+ * @p's affinity becomes @m.  It stays on its CPU if @m allows it, else
+ * moves at once (as the kernel moves a queued task) to the first online
+ * CPU of @m; -EINVAL, nothing changed, if @m has no online CPU.
  */
 int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
 {
 	int cpu = sim_next_in(-1, m);
 
+	while (cpu < nr_cpu_ids && !cpu_online(cpu))
+		cpu = sim_next_in(cpu, m);
 	if (cpu >= nr_cpu_ids)
 		return -EINVAL;
-	if (!cpumask_test_cpu(p->cpu, m))
+	cpumask_copy(&p->cpus_mask, m);
+	if (!cpumask_test_cpu(p->cpu, m) || !cpu_online(p->cpu))
 		p->cpu = cpu;
+	sim_stats.affinity_changes++;
 	return 0;
+}
+
+/* ---- mutexes ---- */
+
+void mutex_lock(struct mutex *m)
+{
+	while (m->locked) {
+		if (!sim_running) {
+			sim_error("mutex %p held: would sleep outside a task",
+				  (void *)m);
+			return;
+		}
+		sim_wait(&m->wait, false, 0);
+	}
+	m->locked = 1;
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	if (!m->locked)
+		sim_error("mutex %p released while free", (void *)m);
+	m->locked = 0;
+	sim_wake_up(&m->wait);
+}
+
+/* ---- the unbound workqueue: one worker task ---- */
+
+struct workqueue_struct { int dummy; };
+static struct workqueue_struct sim_unbound_wq;
+struct workqueue_struct *system_unbound_wq = &sim_unbound_wq;
+static struct work_struct *sim_work_head, *sim_work_tail;
+static struct work_struct *sim_work_cur;	/* running (maybe asleep in it) */
+static wait_queue_head_t sim_work_wq;
+static struct sim_task *sim_worker;
+
+static int sim_worker_fn(void *arg)
+{
+	for (;;) {
+		struct work_struct *w;
+
+		wait_event(sim_work_wq, sim_work_head);
+		w = sim_work_head;
+		sim_work_head = w->next;
+		if (!sim_work_head)
+			sim_work_tail = NULL;
+		w->pending = false;
+		w->running = true;
+		sim_work_cur = w;
+		w->func(w);
+		sim_work_cur = NULL;
+		w->running = false;
+		sim_stats.works_run++;
+	}
+	return 0;
+}
+
+/*
+ * The worker: created before the engine's init (so it holds the same task
+ * slot in every run), not runnable until work is queued.  It is no kthread
+ * of trcu's own (sim_task->kthread stays false): the simulator may run it
+ * on any CPU.
+ */
+void sim_wq_init(void)
+{
+	sim_worker = sim_task_new(sim_worker_fn, NULL, 0, "kworker/u");
+	if (!sim_worker) {
+		fprintf(stderr, "trcu-sim: no task slot for the worker\n");
+		exit(2);
+	}
+	sim_worker->runnable = false;
+	sim_worker->wq = &sim_work_wq;
+}
+
+/* Queue @w for the worker; false if it is pending already. */
+bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
+{
+	if (w->pending)
+		return false;
+	w->pending = true;
+	w->next = NULL;
+	if (sim_work_tail)
+		sim_work_tail->next = w;
+	else
+		sim_work_head = w;
+	sim_work_tail = w;
+	sim_wake_up(&sim_work_wq);
+	return true;
+}
+
+/*
+ * Take @w off the queue.  Its function still running (asleep in it) can
+ * only be waited for from a task: from the simulator's main loop, an
+ * error (sim.c lets the work finish before unloading).
+ */
+bool cancel_work_sync(struct work_struct *w)
+{
+	struct work_struct **pp;
+	bool was = w->pending;
+
+	for (pp = &sim_work_head; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	}
+	sim_work_tail = NULL;
+	for (pp = &sim_work_head; *pp; pp = &(*pp)->next)
+		sim_work_tail = *pp;
+	w->pending = false;
+	if (w->running)
+		sim_error("cancel_work_sync() of a running work item");
+	return was;
+}
+
+/* Is any work queued or running? */
+bool sim_work_busy(void)
+{
+	return sim_work_head || sim_work_cur;
 }
 
 /* Every CPU of @mask but the sender, queued as smp_call_function_single(). */

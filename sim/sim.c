@@ -2,7 +2,8 @@
 /*
  * trcu-sim: a deterministic simulator of N CPUs driving trcu's engine
  * (module/tree.c, callbacks.c, dynticks.c, stall.c, hotplug.c, params.c,
- * geometry.c, compiled unchanged against the shim in sim/shim/).
+ * geometry.c, gp_kthread.c, compiled unchanged against the shim in
+ * sim/shim/).
  *
  * Time advances in jiffies.  In each jiffy every online CPU, in turn,
  * does what hooks.c would report of it: a busy CPU takes its tick
@@ -16,7 +17,11 @@
  * callers) on their CPU as context switches.  With --hotplug CPUs go
  * down (online bit cleared, trcu_idle_dead(), the dead step a few jiffies
  * later) and up (prepare step, online a few jiffies later) through the
- * callbacks hotplug.c registered.  Everything comes from one seed.
+ * callbacks hotplug.c registered.  With --hog one CPU at a time is held,
+ * for stretches, by an RT hog that never yields to the GP kthreads; the
+ * GP kthreads are then never moved by the scheduler model (isolated CPUs,
+ * no load balancing), only by their affinity (gp_kthread.c's starvation
+ * work) or by hotplug.  Everything comes from one seed.
  *
  * Checked on every run (each violation is an error):
  *   - no callback is invoked, and no synchronize_trcu() returns, while a
@@ -27,7 +32,11 @@
  *     the reader began has not ended when it ends);
  *   - every callback is invoked (after the workload stops, within a
  *     drain period), every grace period asked for ends, a grace period
- *     whose root has emptied is ended within 10 jiffies;
+ *     whose root has emptied is ended within 10 jiffies in which its GP
+ *     kthread could run;
+ *   - with --hog, liveness: every grace period requested ends within
+ *     gpk_bound() jiffies of the request (starvation threshold, the
+ *     starvation work, two grace periods);
  *   - the engine's WARN_ON()s and pr_err()s, lock misuse, wake_up()
  *     under a raw spinlock, and memory the engine leaves allocated after
  *     trcu_tree_free()/trcu_dynticks_free().
@@ -99,30 +108,6 @@ void trcu_exp_cpu_dead(int cpu)
 {
 }
 
-/*
- * gp_kthread.c (the GP kthread's class, affinity and starvation watch)
- * is not simulated: the simulator has no scheduler, so a GP kthread
- * always runs as soon as it is woken, and nothing can starve it.
- */
-int trcu_gpk_start(struct trcu_state *rsp, int (*fn)(void *))
-{
-	rsp->gp_kthread = kthread_create(fn, rsp, "gp");
-	return 0;
-}
-
-void trcu_gpk_stop(struct trcu_state *rsp)
-{
-}
-
-void trcu_gpk_check(struct trcu_state *rsp)
-{
-}
-
-void trcu_gpk_ran(struct trcu_state *rsp)
-{
-	WRITE_ONCE(rsp->gp_activity, jiffies);
-}
-
 /* ---- simulated CPUs ---- */
 
 enum { C_OFF, C_IDLE, C_BUSY, C_DYING, C_BOOTING };
@@ -157,6 +142,9 @@ static struct reader *r_head[TRCU_NR_FLAVORS], *r_tail[TRCU_NR_FLAVORS];
 static int opt_gps = 100, opt_idle = 50, opt_hotplug, opt_bh = 10;
 static int opt_sync;		/* --load sync: one synchronize caller only */
 static u64 opt_seed = 1;
+#define HOG_NONE	-2
+#define HOG_FOLLOW	-1		/* --hog kthread */
+static int opt_hog = HOG_NONE;	/* else --hog CPU */
 
 /* Tunables of the workload (per CPU and jiffy, or per substep). */
 #define P_READER	0.25	/* kernel code enters a trcu reader */
@@ -398,21 +386,128 @@ static bool cpu_preemptible(int c)
 	       p->state != C_BOOTING;
 }
 
+/* ---- the RT hog (--hog) ---- */
+
+/*
+ * One CPU at a time, for stretches of HOG_LEN_MIN..MAX jiffies with gaps
+ * of HOG_GAP_MIN..MAX between them, runs an RT task that never yields to
+ * the GP kthreads (nor to any task the simulator runs there): a spinner,
+ * mostly in user mode, so its CPU still ticks, enters readers, reports
+ * quiescent states, but never idles.  --hog CPU holds that CPU; --hog
+ * kthread the CPU a GP kthread sits on when the stretch starts (trcu's 3
+ * times in 4, trcu_bh's else).  A gap is longer than gpk_bound(): one
+ * starvation per request.  Its own random stream, so --hog draws nothing
+ * from the workload's.
+ */
+#define HOG_FIRST_MAX	100
+#define HOG_LEN_MIN	400
+#define HOG_LEN_MAX	1500
+#define HOG_GAP_MIN	400
+#define HOG_GAP_MAX	700
+
+static int hog_cpu = -1;		/* held now (-1: between stretches) */
+static unsigned long hog_at;		/* next start or end of a stretch */
+static u64 hog_rng;
+static unsigned long hog_stretches, hog_jiffies;
+
+static int hog_rndn(int n)
+{
+	u64 saved = rng_state, r;
+
+	rng_state = hog_rng;
+	r = rnd64();
+	hog_rng = rng_state;
+	rng_state = saved;
+	return (int)(r % (u64)n);
+}
+
+/* Can task @t run on CPU @c now? */
+static bool cpu_runs(struct sim_task *t, int c)
+{
+	return cpu_preemptible(c) && c != hog_cpu &&
+	       cpumask_test_cpu(c, &t->ts.cpus_mask);
+}
+
 /*
  * Where a woken task runs: its last CPU if nothing non-preemptible runs
- * there, else (as the scheduler would) the first CPU that can take it,
- * -1 if none can now.
+ * there, else (as the scheduler would) the first CPU of its affinity that
+ * can take it, -1 if none can now.
  */
-static int wake_cpu(int c)
+static int wake_cpu(struct sim_task *t, int c)
 {
 	int i;
 
-	if (cpu_preemptible(c))
+	if (cpu_runs(t, c))
 		return c;
 	for (i = 0; i < ncpus; i++)
-		if (cpu_preemptible(i))
+		if (cpu_runs(t, i))
 			return i;
 	return -1;
+}
+
+/*
+ * Place runnable @t for running now: true if it can run (on ->ts.cpu).
+ * With --hog a GP kthread is on an isolated CPU: nothing migrates it
+ * while its CPU is online and in its affinity, it waits there (behind a
+ * reader, or the hog, however long); a CPU gone or left out of its mask
+ * moves it to the first online CPU its mask allows (every online CPU if
+ * none: the kernel's fallback).  Any other task, and every task without
+ * --hog, goes to the first CPU that can take it.
+ */
+static bool place_task(struct sim_task *t)
+{
+	int c = t->ts.cpu, i;
+
+	if (cpu_runs(t, c))
+		return true;
+	if (t->kthread && opt_hog != HOG_NONE) {
+		if (cpu_online(c) && cpumask_test_cpu(c, &t->ts.cpus_mask))
+			return false;
+		for (c = 0; c < ncpus; c++)
+			if (cpu_online(c) && cpumask_test_cpu(c, &t->ts.cpus_mask))
+				break;
+		if (c == ncpus) {
+			for (c = 0; c < ncpus && !cpu_online(c); c++)
+				;
+			for (i = 0; i < ncpus; i++)
+				cpumask_set_cpu(i, &t->ts.cpus_mask);
+		}
+		if (sim_verbose)
+			printf("sim: kthread %d off CPU %d to CPU %d%s\n",
+			       t->ts.pid, t->ts.cpu, c,
+			       cpumask_weight(&t->ts.cpus_mask) == ncpus ?
+			       " (affinity: every CPU)" : "");
+		t->ts.cpu = c;
+		return cpu_runs(t, c);
+	}
+	t->ts.cpu = wake_cpu(t, c);
+	if (t->ts.cpu < 0) {
+		t->ts.cpu = 0;
+		return false;
+	}
+	return true;
+}
+
+static struct sim_task *task_of(struct task_struct *ts)
+{
+	return container_of(ts, struct sim_task, ts);
+}
+
+/*
+ * Could @rsp's GP kthread run now?  Without --hog: if any CPU could (the
+ * simulator moves it there); with it: on its own CPU, or moved off one
+ * that went down.
+ */
+static bool gpk_can_run(struct trcu_state *rsp)
+{
+	struct sim_task *t;
+
+	if (!rsp->gp_kthread)
+		return false;
+	t = task_of(rsp->gp_kthread);
+	if (opt_hog == HOG_NONE)
+		return wake_cpu(t, 0) >= 0;
+	return cpu_runs(t, t->ts.cpu) || !cpu_online(t->ts.cpu);
 }
 
 /*
@@ -443,14 +538,78 @@ static void run_task(struct sim_task *t)
 
 /* ---- grace-period bookkeeping ---- */
 
+#define GPW_REQS	8
 struct gpwatch {
 	long last_gp, last_done;
 	unsigned long start;
 	int root_empty;			/* jiffies the root stayed empty */
+	long req_seen;			/* highest ->gp_needed seen */
+	int nreq;			/* requested GPs not ended, oldest first: */
+	struct {
+		long gpnum;
+		unsigned long at;	/* ->gp_req_jiffies of the request */
+	} req[GPW_REQS];
+	bool late;			/* req[0] reported past the bound */
+	unsigned long req_max;		/* longest request to GP end */
+	unsigned long req_n, req_sum;
 };
 static struct gpwatch gpw[TRCU_NR_FLAVORS];
 static unsigned long *gp_ticks;	/* latencies of the counted (sched) GPs */
 static long gps_done, gp_ticks_cap;
+
+/*
+ * Requests and their ends: a request is ->gp_needed growing (the request
+ * funnel's root, stamped ->gp_req_jiffies); it is served when ->completed
+ * reaches it.
+ */
+static void watch_requests(struct trcu_state *rsp, struct gpwatch *w)
+{
+	long need = READ_ONCE(rsp->gp_needed);
+	unsigned long lat;
+	int i;
+
+	if (need > w->req_seen) {
+		if (w->nreq == GPW_REQS) {
+			w->req[GPW_REQS - 1].gpnum = need;	/* keeps its time */
+		} else {
+			w->req[w->nreq].gpnum = need;
+			w->req[w->nreq].at = READ_ONCE(rsp->gp_req_jiffies);
+			w->nreq++;
+		}
+		w->req_seen = need;
+	}
+	while (w->nreq && w->req[0].gpnum <= READ_ONCE(rsp->completed)) {
+		lat = jiffies - w->req[0].at;
+		if (lat > w->req_max)
+			w->req_max = lat;
+		w->req_sum += lat;
+		w->req_n++;
+		for (i = 1; i < w->nreq; i++)
+			w->req[i - 1] = w->req[i];
+		w->nreq--;
+		w->late = false;
+	}
+}
+
+/*
+ * The liveness bound (--hog): a GP requested ends within the starvation
+ * threshold of gp_kthread.c (trcu_gpk_starved_jiffies(), repeated here:
+ * max(HZ/5, 8 jiffies_till_force_qs)), plus the starvation work of both
+ * flavours on the one worker (up to TRCU_GPK_ASK_MS = 20 msleep(1)s of
+ * 2 jiffies each, 40 jiffies, each), plus two grace periods of the
+ * simulator's GP budget (100 jiffies each: the one running at the request
+ * and the one requested).
+ */
+#define GP_BUDGET	100
+#define GPK_ASK_J	40
+
+static unsigned long gpk_bound(void)
+{
+	unsigned long starve = max_t(unsigned long, HZ / 5,
+				     8UL * trcu_jiffies_till_force_qs);
+
+	return starve + 2 * GPK_ASK_J + 2 * GP_BUDGET;
+}
 
 static void observe(void)
 {
@@ -477,6 +636,7 @@ static void observe(void)
 			w->last_gp = READ_ONCE(rsp->gpnum);
 			w->start = jiffies;
 		}
+		watch_requests(rsp, w);
 	}
 }
 
@@ -505,14 +665,8 @@ static void settle(void)
 				t->runnable = true;
 				t->wq = NULL;
 			}
-			if (!t->runnable)
+			if (!t->runnable || !place_task(t))
 				continue;
-			if (!cpu_preemptible(t->ts.cpu))
-				t->ts.cpu = wake_cpu(t->ts.cpu);
-			if (t->ts.cpu < 0) {
-				t->ts.cpu = 0;
-				continue;
-			}
 			run_task(t);
 			progress = true;
 		}
@@ -669,7 +823,8 @@ static void cpu_jiffy(int c, double p_sleep, double p_wake)
 	tick(c);
 	for (i = 0; i < SUBSTEPS; i++)
 		busy_substep(c);
-	if (!p->rd[R_TASK].on && !p->rd[R_BH].on && rnd01() < p_sleep)
+	if (!p->rd[R_TASK].on && !p->rd[R_BH].on && rnd01() < p_sleep &&
+	    c != hog_cpu)
 		go_idle(c);
 }
 
@@ -753,8 +908,73 @@ static void hotplug_jiffy(void)
 			cpus[c].at = jiffies + 1 + rndn(3);
 		}
 	} else if ((cpus[c].state == C_BUSY || cpus[c].state == C_IDLE) &&
-		   n_offline < (ncpus + 1) / 2 && cpu_preemptible(c)) {
+		   n_offline < (ncpus + 1) / 2 && cpu_preemptible(c) &&
+		   (hog_cpu < 0 || (c != hog_cpu && ncpus - n_offline > 2))) {
 		cpu_down(c);
+	}
+}
+
+/* ---- the hog's stretches ---- */
+
+static void hog_start(void)
+{
+	int c = opt_hog, f;
+
+	if (opt_hog == HOG_FOLLOW) {
+		f = hog_rndn(4) ? TRCU_FLAVOR_SCHED : TRCU_FLAVOR_BH;
+		c = task_cpu(rsp_of(f)->gp_kthread);
+	}
+	/* Not on a CPU in transit, and never the last one online. */
+	if (c < 0 || c >= ncpus || !cpu_online(c) || ncpus - n_offline < 2) {
+		hog_at = jiffies + 1;
+		return;
+	}
+	hog_cpu = c;
+	hog_stretches++;
+	hog_at = jiffies + HOG_LEN_MIN + hog_rndn(HOG_LEN_MAX - HOG_LEN_MIN + 1);
+	sim_cpu_task[c].comm = "rt-hog";
+	sim_cpu_task[c].pid = 9000 + c;
+	if (sim_verbose)
+		printf("hog: CPU %d held from j=%lu to %lu\n", c, jiffies, hog_at);
+}
+
+static void hog_stop(void)
+{
+	if (hog_cpu < 0)
+		return;
+	sim_cpu_task[hog_cpu].comm = "cpu-task";
+	sim_cpu_task[hog_cpu].pid = 0;
+	hog_cpu = -1;
+	hog_at = jiffies + HOG_GAP_MIN + hog_rndn(HOG_GAP_MAX - HOG_GAP_MIN + 1);
+}
+
+/*
+ * Start or end a stretch; during one, the hog's CPU is busy: an idle one
+ * (out of any irq or NMI) wakes into the hog, which never idles.
+ */
+static void hog_jiffy(void)
+{
+	struct cpu *p;
+
+	if (opt_hog == HOG_NONE)
+		return;
+	if (time_after_eq(jiffies, hog_at)) {
+		if (hog_cpu < 0)
+			hog_start();
+		else
+			hog_stop();
+	}
+	if (hog_cpu < 0)
+		return;
+	hog_jiffies++;
+	p = &cpus[hog_cpu];
+	if (p->state == C_IDLE && !p->irq_open && !p->nmi_open) {
+		on_cpu(hog_cpu);
+		trcu_idle_wake();
+		p->state = C_BUSY;
+		p->user = true;
+		sync_pc(hog_cpu);
+		trcu_qs_all_flavors();	/* switch from the idle task */
 	}
 }
 
@@ -809,6 +1029,10 @@ static void jiffy(double p_sleep, double p_wake)
 	settle();
 	hotplug_jiffy();
 	settle();
+	if (opt_hog != HOG_NONE) {
+		hog_jiffy();
+		settle();
+	}
 	workload_jiffy();
 	settle();
 	start = rndn(ncpus);
@@ -848,11 +1072,20 @@ static void jiffy(double p_sleep, double p_wake)
 		 * every CPU in a reader (one CPU, say) it cannot be woken.
 		 */
 		if (rsp->gpnum != rsp->completed && !trcu_root(rsp)->qsmask) {
-			if (wake_cpu(0) >= 0 && ++w->root_empty == ROOT_EMPTY_MAX)
+			if (gpk_can_run(rsp) && ++w->root_empty == ROOT_EMPTY_MAX)
 				sim_error("%s: root empty for %d jiffies, GP %ld not ended",
 					  rsp->name, ROOT_EMPTY_MAX, rsp->gpnum);
 		} else {
 			w->root_empty = 0;
+		}
+		if (opt_hog != HOG_NONE && w->nreq && !w->late &&
+		    jiffies - w->req[0].at > gpk_bound()) {
+			w->late = true;
+			sim_error("%s: GP %ld requested %lu jiffies ago not ended (liveness bound %lu): GP kthread on CPU %d, hog on CPU %d; starved %lu, moved %lu times",
+				  rsp->name, w->req[0].gpnum,
+				  jiffies - w->req[0].at, gpk_bound(),
+				  task_cpu(rsp->gp_kthread), hog_cpu,
+				  rsp->n_gpk_starved, rsp->n_gpk_moved);
 		}
 	}
 }
@@ -870,9 +1103,12 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: trcu-sim --cpus N --fanout F [--fanout-leaf L] [--fanout-exact]\n"
 		"                [--gps G] [--seed S] [--idle PERCENT] [--hotplug]\n"
-		"                [--bh PERCENT] [--load mixed|sync] [--verbose]\n"
+		"                [--bh PERCENT] [--load mixed|sync] [--hog CPU|kthread]\n"
+		"                [--verbose]\n"
 		"  --load mixed: every CPU posts callbacks, floods, synchronize callers\n"
-		"  --load sync:  only one synchronize_trcu() caller, on CPU 0\n");
+		"  --load sync:  only one synchronize_trcu() caller, on CPU 0\n"
+		"  --hog CPU:    an RT hog holds CPU for stretches (2 CPUs at least)\n"
+		"  --hog kthread: each stretch on the CPU a GP kthread is on\n");
 	exit(2);
 }
 
@@ -885,7 +1121,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 's' }, { "idle", 1, NULL, 'i' },
 		{ "hotplug", 0, NULL, 'h' }, { "bh", 1, NULL, 'b' },
 		{ "verbose", 0, NULL, 'v' }, { "load", 1, NULL, 'L' },
-		{ NULL, 0, NULL, 0 }
+		{ "hog", 1, NULL, 'H' }, { NULL, 0, NULL, 0 }
 	};
 	unsigned long j0, max_j, drain_j, ipis_before_free;
 	double p_sleep, p_wake;
@@ -893,6 +1129,7 @@ int main(int argc, char **argv)
 	struct trcu_state *rsp;
 	unsigned long lvl[TRCU_GEOM_MAX_LEVELS] = { 0 };
 	unsigned long nudges = 0, nlock = 0, engine_nlock = 0, root_call;
+	unsigned long moved = 0, starved = 0, req_max = 0;
 	int o, c, i, levels, root_children;
 	long leaked, gps_counted, fqs;
 	double med;
@@ -933,6 +1170,13 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "mixed"))
 				usage();
 			break;
+		case 'H':
+			if (!strcmp(optarg, "kthread"))
+				opt_hog = HOG_FOLLOW;
+			else if ((opt_hog = atoi(optarg)) < 0 ||
+				 strspn(optarg, "0123456789") != strlen(optarg))
+				usage();
+			break;
 		case 'v':
 			sim_verbose = 1;
 			break;
@@ -941,7 +1185,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (ncpus < 1 || ncpus > SIM_MAX_CPUS || opt_gps < 1 ||
-	    opt_idle < 0 || opt_idle > 100 || opt_bh < 0 || opt_bh > 100)
+	    opt_idle < 0 || opt_idle > 100 || opt_bh < 0 || opt_bh > 100 ||
+	    (opt_hog != HOG_NONE && (ncpus < 2 || opt_hog >= ncpus)))
 		usage();
 	rng_state = opt_seed;
 	nr_cpu_ids = ncpus;
@@ -955,8 +1200,11 @@ int main(int argc, char **argv)
 		sim_cpu_online[c] = sim_cpu_active[c] = true;
 		cpus[c].state = C_BUSY;
 		sim_cpu_task[c].cpu = c;
+		sim_cpu_task[c].comm = "cpu-task";
 		sync_pc(c);
 	}
+	hog_rng = opt_seed ^ 0x686f67686f67ULL;
+	hog_at = jiffies + 1 + hog_rndn(HOG_FIRST_MAX);
 	/*
 	 * Busy CPUs go idle at p_sleep, idle ones wake at p_wake: at least
 	 * every 500 jiffies (2 s) on average, for the housekeeping (timers,
@@ -969,6 +1217,7 @@ int main(int argc, char **argv)
 
 	/* Module init, as main.c does it (no hooks, no debugfs). */
 	on_cpu(0);
+	sim_wq_init();
 	if (trcu_check_params() || trcu_dynticks_init())
 		goto out;
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)
@@ -979,13 +1228,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
 		trcu_gp_kthread_start(&trcu_states[i]);
 		gpw[i].last_gp = gpw[i].last_done = TRCU_GP_INITVAL;
+		gpw[i].req_seen = TRCU_GP_INITVAL;
 	}
 	rsp = &trcu_sched_state;
-	printf("trcu-sim: cpus=%d fanout=%d fanout_leaf=%d exact=%d levels=%d nodes=%d seed=%llu idle=%d%% hotplug=%d bh=%d%% load=%s\n",
+	printf("trcu-sim: cpus=%d fanout=%d fanout_leaf=%d exact=%d levels=%d nodes=%d seed=%llu idle=%d%% hotplug=%d bh=%d%% load=%s",
 	       ncpus, trcu_fanout, trcu_fanout_leaf, trcu_fanout_exact,
 	       rsp->geom.levels, rsp->geom.nr_nodes,
 	       (unsigned long long)opt_seed, opt_idle, opt_hotplug, opt_bh,
 	       opt_sync ? "sync" : "mixed");
+	if (opt_hog == HOG_FOLLOW)
+		printf(" hog=kthread");
+	else if (opt_hog != HOG_NONE)
+		printf(" hog=%d", opt_hog);
+	printf("\n");
 	settle();
 
 	/* The workload, until --gps grace periods of trcu have ended. */
@@ -1026,7 +1281,17 @@ int main(int argc, char **argv)
 	if (syncs_inflight)
 		sim_error("%ld synchronize calls never returned", syncs_inflight);
 
-	/* Unload: the engine must free all it allocated. */
+	/*
+	 * Unload: the hog goes, the starvation work may finish (the shim's
+	 * cancel_work_sync() cannot wait for it), the GP kthreads stop, and
+	 * the engine must free all it allocated.
+	 */
+	hog_stop();
+	hog_at = jiffies + ULONG_MAX / 2;
+	for (i = 0; i < 200 && sim_work_busy(); i++)
+		jiffy(p_sleep, p_wake);
+	for (i = 0; i < TRCU_NR_FLAVORS; i++)
+		trcu_gp_kthread_stop(&trcu_states[i]);
 	for (i = 0; i < TRCU_NR_FLAVORS; i++)
 		trcu_tree_free(&trcu_states[i]);
 	trcu_dynticks_free();
@@ -1051,12 +1316,31 @@ int main(int argc, char **argv)
 	printf("gp_ticks: min=%lu median=%.1f max=%lu\n",
 	       gp_ticks ? gp_ticks[0] : 0, med,
 	       gp_ticks ? gp_ticks[gps_counted - 1] : 0);
-	printf("RESULT cpus=%d fanout=%d root_locks_per_gp=%.2f gp_ticks_median=%.1f fqs_per_gp=%.2f idle_wakeups_per_gp=%.2f errors=%ld nudges_per_gp=%.2f peak_cbs=%ld levels=%d root_children=%d stranded=%lu root_locks_call_per_gp=%.2f\n",
+	printf("gp_requests:");
+	for (i = 0; i < TRCU_NR_FLAVORS; i++) {
+		struct gpwatch *w = &gpw[i];
+
+		printf(" %s=%lu mean=%.1f max=%lu", rsp_of(i)->name, w->req_n,
+		       w->req_n ? (double)w->req_sum / w->req_n : 0.0,
+		       w->req_max);
+		if (w->req_max > req_max)
+			req_max = w->req_max;
+		moved += rsp_of(i)->n_gpk_moved;
+		starved += rsp_of(i)->n_gpk_starved;
+	}
+	printf("\n");
+	if (opt_hog != HOG_NONE)
+		printf("hog: stretches=%lu hogged_jiffies=%lu starved=%lu moved=%lu affinity_changes=%lu works=%lu bound=%lu\n",
+		       hog_stretches, hog_jiffies, starved, moved,
+		       sim_stats.affinity_changes, sim_stats.works_run,
+		       gpk_bound());
+	printf("RESULT cpus=%d fanout=%d root_locks_per_gp=%.2f gp_ticks_median=%.1f fqs_per_gp=%.2f idle_wakeups_per_gp=%.2f errors=%ld nudges_per_gp=%.2f peak_cbs=%ld levels=%d root_children=%d stranded=%lu root_locks_call_per_gp=%.2f gpk_moved=%lu gp_req_max=%lu\n",
 	       ncpus, trcu_fanout, (double)lvl[0] / gps_counted, med,
 	       (double)fqs / gps_counted,
 	       (double)ipis_before_free / gps_counted, n_errors,
 	       (double)nudges / gps_counted, cbs_peak, rsp->geom.levels,
-	       root_children, stranded, (double)root_call / gps_counted);
+	       root_children, stranded, (double)root_call / gps_counted,
+	       moved, req_max);
 	return n_errors ? 1 : 0;
 out:
 	sim_error("engine init failed");

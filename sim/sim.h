@@ -9,7 +9,7 @@
 
 #include "sim_kernel.h"
 
-#define SIM_MAX_TASKS		16
+#define SIM_MAX_TASKS		17	/* 2 GP kthreads, the worker, callers */
 #define SIM_KTHREAD_CPU		0	/* GP kthreads run here; never unplugged */
 
 struct sim_task {
@@ -41,6 +41,8 @@ struct sim_percpu_q {
 struct sim_stats {
 	unsigned long ipis;		/* smp_call_function_single() calls */
 	unsigned long idle_wakeups;	/* idle CPUs woken by trcu's work */
+	unsigned long affinity_changes;	/* set_cpus_allowed_ptr() calls */
+	unsigned long works_run;	/* work items the worker ran */
 };
 
 extern struct sim_percpu_q sim_q[SIM_MAX_CPUS];
@@ -64,5 +66,7 @@ int sim_run_tasklets(int cpu);
 int sim_run_irq_work(int cpu);
 int sim_run_ipis(int cpu);
 void sim_takeover_tasklets(int dead, int to);
+bool sim_work_busy(void);
+void sim_wq_init(void);
 
 #endif /* _SIM_H */

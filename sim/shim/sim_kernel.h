@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel, as far as trcu's engine files (module/tree.c, callbacks.c,
- * dynticks.c, stall.c, hotplug.c, params.c, geometry.c) need it, for the
+ * dynticks.c, stall.c, hotplug.c, params.c, geometry.c, gp_kthread.c) need
+ * it, for the
  * host simulator sim/trcu-sim.  Every <linux/...>, <asm/...> and <trace/...>
  * header those files include is a one-line file under sim/shim/ that
  * includes this one, so they compile unchanged with -Isim/shim.
@@ -19,9 +20,14 @@
  *     waking a task with a raw spinlock held (PROVE_RAW_LOCK_NESTING), is
  *     an error the simulator reports.
  *   - jiffies: the simulator's tick counter.  HZ is 250 (Debian).
- *   - wait queues, completions, kthreads: tasks are coroutines (ucontext)
- *     that the simulator resumes on their CPU when woken; wait_event*()
- *     yields back to it.
+ *   - wait queues, completions, kthreads, mutexes: tasks are coroutines
+ *     (ucontext) that the simulator resumes on their CPU when woken;
+ *     wait_event*(), msleep() and a held mutex yield back to it.  A task
+ *     has an affinity (cpus_mask, every CPU at creation) that
+ *     set_cpus_allowed_ptr() changes, moving the task off a CPU it no
+ *     longer allows; where a task may run is the simulator's (sim.c).
+ *   - workqueues: system_unbound_wq is one worker task that runs the
+ *     queued items in order (gp_kthread.c's starvation work).
  *   - tasklets, irq_work, smp_call_function_single() and _many(): queued
  *     per CPU and delivered by the simulator as events (an IPI to an idle
  *     CPU wakes it, and is counted).
@@ -50,6 +56,7 @@
 #include <string.h>
 #include <limits.h>
 #include <errno.h>
+#include <sys/types.h>
 
 #define CONFIG_X86		1
 #define CONFIG_SMP		1
@@ -67,6 +74,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef int gfp_t;
 #define GFP_KERNEL		0
 
@@ -86,6 +94,8 @@ typedef int gfp_t;
 #define smp_mb()		barrier()
 #define smp_wmb()		barrier()
 #define smp_rmb()		barrier()
+#define smp_load_acquire(p)	READ_ONCE(*(p))
+#define smp_store_release(p, v)	WRITE_ONCE(*(p), (v))
 #define prefetch(p)		((void)(p))
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -181,16 +191,22 @@ static inline int sim_next_online(int c)
 #define lockdep_assert_irqs_disabled()	do { } while (0)
 #define lockdep_assert_held(l)	do { } while (0)
 
+struct cpumask { unsigned long bits[SIM_MAX_CPUS / BITS_PER_LONG]; };
+
 struct task_struct {
 	unsigned int __state;
 	int cpu;			/* CPU it runs on */
 	bool idle;			/* the idle task */
 	const char *comm;
+	int pid;
+	int policy;			/* SCHED_NORMAL or, set, SCHED_FIFO */
+	struct cpumask cpus_mask;	/* affinity (the simulator keeps to it) */
 };
 struct task_struct *sim_current(void);
 #define current			(sim_current())
 #define is_idle_task(t)		((t)->idle)
 #define task_cpu(t)		((t)->cpu)
+#define task_pid_nr(t)		((t)->pid)
 #define set_tsk_need_resched(t)	do { } while (0)
 
 /* ---- memory ---- */
@@ -238,7 +254,6 @@ static inline bool test_and_clear_bit(int nr, unsigned long *addr)
 }
 
 /* ---- cpumasks ---- */
-struct cpumask { unsigned long bits[SIM_MAX_CPUS / BITS_PER_LONG]; };
 typedef struct cpumask *cpumask_var_t;
 static inline bool zalloc_cpumask_var(cpumask_var_t *m, gfp_t f)
 {
@@ -277,6 +292,36 @@ static inline bool cpumask_empty(const struct cpumask *m)
 {
 	return !cpumask_weight(m);
 }
+static inline void cpumask_copy(struct cpumask *d, const struct cpumask *s)
+{
+	*d = *s;
+}
+static inline void cpumask_andnot(struct cpumask *d, const struct cpumask *a,
+				  const struct cpumask *b)
+{
+	int i;
+
+	for (i = 0; i < SIM_MAX_CPUS / BITS_PER_LONG; i++)
+		d->bits[i] = a->bits[i] & ~b->bits[i];
+}
+static inline bool cpumask_intersects(const struct cpumask *a,
+				      const struct cpumask *b)
+{
+	int i;
+
+	for (i = 0; i < SIM_MAX_CPUS / BITS_PER_LONG; i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+static inline bool cpumask_equal(const struct cpumask *a,
+				 const struct cpumask *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+/* The online CPUs as a mask, built from sim_cpu_online[] at each use. */
+const struct cpumask *sim_online_mask(void);
+#define cpu_online_mask		(sim_online_mask())
 #define cpus_read_lock()	do { } while (0)
 #define cpus_read_unlock()	do { } while (0)
 
@@ -310,14 +355,19 @@ void sim_unlock(raw_spinlock_t *l);
 #define raw_spin_unlock_irqrestore(l, f) do { (void)(f); sim_unlock(l); } while (0)
 #define raw_spin_is_locked(l)	((l)->locked)
 
-struct mutex { int locked; };
+/*
+ * A mutex: a task that finds it held waits (gp_kthread.c's work holds
+ * one across msleep()); held outside a task, it is a sleep in atomic
+ * context, an error.
+ */
+typedef struct { int dummy; } wait_queue_head_t;
+struct mutex { int locked; wait_queue_head_t wait; };
 #define mutex_init(m)		((m)->locked = 0)
-#define mutex_lock(m)		((m)->locked = 1)
-#define mutex_unlock(m)		((m)->locked = 0)
+void mutex_lock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
 
 /* ---- tasks: coroutines resumed by the simulator ---- */
 struct sim_task;
-typedef struct { int dummy; } wait_queue_head_t;
 #define init_waitqueue_head(q)	((q)->dummy = 0)
 void sim_wake_up(wait_queue_head_t *q);
 #define wake_up(q)		sim_wake_up(q)
@@ -341,6 +391,23 @@ void sim_wait(wait_queue_head_t *q, bool timed, unsigned long until);
 void sim_sleep(unsigned long t);
 #define TASK_COMM_LEN		16
 typedef int pid_t;
+/* As the kernel's: at least one jiffy more than asked for. */
+#define msecs_to_jiffies(ms)	(((ms) * HZ + 999) / 1000)
+#define msleep(ms)		sim_sleep(msecs_to_jiffies(ms) + 1)
+static inline ssize_t strscpy(char *d, const char *s, size_t n)
+{
+	size_t l = strlen(s);
+
+	if (!n)
+		return -E2BIG;
+	if (l >= n) {
+		memcpy(d, s, n - 1);
+		d[n - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(d, s, l + 1);
+	return l;
+}
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 struct completion { unsigned int done; wait_queue_head_t wait; };
 #define init_completion(c)	((c)->done = 0)
@@ -351,10 +418,28 @@ void wait_for_completion(struct completion *c);
 struct task_struct *sim_kthread_run(int (*fn)(void *), void *arg,
 				    const char *name);
 #define kthread_run(fn, arg, fmt, ...)	sim_kthread_run(fn, arg, fmt)
-/* Created runnable; the simulator has no scheduling classes. */
+/* Created runnable, kthreadd's affinity (every CPU), SCHED_NORMAL. */
 #define kthread_create(fn, arg, fmt, ...) sim_kthread_run(fn, arg, fmt)
 #define wake_up_process(t)	((void)(t))
 #define sched_set_fifo_low(t)	((void)(t))
+/* Classes are recorded, not scheduled by: see sim.c for who runs where. */
+#define SCHED_NORMAL		0
+#define SCHED_FIFO		1
+struct sched_attr {
+	u32 size;
+	u32 sched_policy;
+	u64 sched_flags;
+	s32 sched_nice;
+	u32 sched_priority;
+};
+static inline int sched_setattr_nocheck(struct task_struct *t,
+					const struct sched_attr *attr)
+{
+	t->policy = attr->sched_policy;
+	return 0;
+}
+/* The kernel's own RCU: no tick runs while engine code does. */
+#define synchronize_rcu()	do { } while (0)
 #define kthread_should_stop()	false
 #define kthread_stop(t)		((void)(t))
 #define IS_ERR(p)		((p) == NULL)
@@ -396,8 +481,22 @@ int smp_call_function_single_async(int cpu, call_single_data_t *csd);
 #define get_cpu()		(sim_cur_cpu)
 #define put_cpu()		do { } while (0)
 
-/* ---- workqueues (only their types: the engine queues no work) ---- */
-struct work_struct { int dummy; };
+/*
+ * ---- workqueues: one unbound worker, a task the simulator runs ----
+ * (gp_kthread.c's starvation work; items run in the order queued)
+ */
+struct work_struct {
+	struct work_struct *next;
+	bool pending, running;
+	void (*func)(struct work_struct *w);
+};
+struct workqueue_struct;
+extern struct workqueue_struct *system_unbound_wq;
+#define INIT_WORK(w, fn)	\
+	do { (w)->next = NULL; (w)->pending = (w)->running = false; \
+	     (w)->func = (fn); } while (0)
+bool queue_work(struct workqueue_struct *wq, struct work_struct *w);
+bool cancel_work_sync(struct work_struct *w);
 
 /* ---- hotplug states ---- */
 #define CPUHP_BP_PREPARE_DYN	1
