@@ -1171,10 +1171,13 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'H':
-			if (!strcmp(optarg, "kthread"))
+			if (!strcmp(optarg, "kthread")) {
 				opt_hog = HOG_FOLLOW;
-			else if ((opt_hog = atoi(optarg)) < 0 ||
-				 strspn(optarg, "0123456789") != strlen(optarg))
+				break;
+			}
+			opt_hog = atoi(optarg);
+			if (opt_hog < 0 || !*optarg ||
+			    strspn(optarg, "0123456789") != strlen(optarg))
 				usage();
 			break;
 		case 'v':
