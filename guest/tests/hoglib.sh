@@ -88,11 +88,26 @@ rate_budget() {
 	[ "$rs" = 0 ] || why="$why; $4 call stuck"
 	[ $((tn * 5)) -ge "$rn" ] || why="$why; $1 n < 1/5 of $4's"
 	[ "$tm" -le $((rm + 1000000)) ] || why="$why; $1 max_us > $4's + 1 s"
-	if [ -z "$why" ]; then
-		pass "$name" "$d"
+	pass_unless "$name" "$why" "$d"
+}
+
+# pass_unless NAME WHY DETAIL: pass NAME if WHY (reasons, each "; "-led) is
+# empty, else fail it with the reasons in front of DETAIL.
+pass_unless() {
+	if [ -z "$2" ]; then
+		pass "$1" "$3"
 	else
-		fail "$name" "${why#; }: $d"
+		fail "$1" "${2#; }: $3"
 	fi
+}
+
+# gp_where: both GP kthreads' last CPU and affinity, for a detail.
+gp_where() {
+	local k p
+	for k in trcu_gp trcu_bh_gp; do
+		p=$(gp_pid $k)
+		printf '%s on cpu%s allowed %s, ' "$k" "$(last_cpu "$p")" "$(allowed "$p")"
+	done | sed 's/, $//'
 }
 
 # gp_pid NAME: pid of the kthread called NAME (trcu_gp, trcu_bh_gp), or "".

@@ -82,15 +82,6 @@ RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 
 insmod $M/trcu.ko || { fail hogmore-load "insmod trcu.ko failed"; exit 1; }
 
-# where: both GP kthreads' last CPU and affinity, for the details.
-where() {
-	local k p
-	for k in trcu_gp trcu_bh_gp; do
-		p=$(gp_pid $k)
-		printf '%s on cpu%s allowed %s, ' "$k" "$(last_cpu "$p")" "$(allowed "$p")"
-	done | sed 's/, $//'
-}
-
 # place: CPU (trcu_gp's last) and RCPU (the drivers') for the next case.
 place() {
 	cpu=$(last_cpu "$(gp_pid trcu_gp)")
@@ -108,7 +99,7 @@ budgets() {
 case_dl() {
 	local name=hogmore-dl spid ok=1 w old
 	place
-	w="spin cpu$cpu, drivers cpu$rcpu; before: $(where)"
+	w="spin cpu$cpu, drivers cpu$rcpu; before: $(gp_where)"
 	old=$(cat $RT_RUNTIME)
 	if rtspin "$cpu" 900 1 deadline >/tmp/rtspin.out 2>&1; then
 		mark "NOTE $name: pinned DEADLINE accepted with sched_rt_runtime_us=$old: $(cat /tmp/rtspin.out)"
@@ -143,11 +134,7 @@ held_budget() {
 	[ "$ts" = 0 ] || why="$why; $1 call stuck"
 	[ "$tm" -ge "$HELD" ] || why="$why; $1 max_us < $HELD: a GP ended inside the spin's section"
 	[ "$tm" -le "$HELD_MAX" ] || why="$why; $1 max_us > $HELD_MAX: held past the spin's end + 1 s"
-	if [ -z "$why" ]; then
-		pass "$name" "$d"
-	else
-		fail "$name" "${why#; }: $d"
-	fi
+	pass_unless "$name" "$why" "$d"
 }
 
 # free_budget NAME DETAIL "FLAVOR OP CPU": a GP the section must not hold:
@@ -164,11 +151,7 @@ free_budget() {
 	[ "$ts" = 0 ] || why="$why; $1 call stuck"
 	[ "$tm" -le 1000000 ] || why="$why; $1 max_us > 1 s: it waited for the spinning CPU"
 	[ "$tn" -ge "$NMIN" ] || why="$why; $1 n < $NMIN"
-	if [ -z "$why" ]; then
-		pass "$name" "$d"
-	else
-		fail "$name" "${why#; }: $d"
-	fi
+	pass_unless "$name" "$why" "$d"
 }
 
 # case_kspin CTX: trcuhog's spinner in spin_ctx=CTX; synchronize on RCPU,
@@ -177,7 +160,7 @@ case_kspin() {
 	local ctx=$1 name="hogmore-$1" w ecpu=2
 	place
 	[ "$cpu" = 2 ] && ecpu=3
-	w="spin cpu$cpu ctx=$ctx ${KSPIN}s, drivers cpu$rcpu and cpu$ecpu (exp) ${KDELAY}ms+${KRATE}s; before: $(where)"
+	w="spin cpu$cpu ctx=$ctx ${KSPIN}s, drivers cpu$rcpu and cpu$ecpu (exp) ${KDELAY}ms+${KRATE}s; before: $(gp_where)"
 	hog_run $((KSPIN + 60)) tag="$name" spin_cpu="$cpu" spin_prio=1 \
 		spin_s=$KSPIN spin_ctx="$ctx" rate_cpu=$rcpu rate_s=$KRATE \
 		rate_delay_ms=$KDELAY stuck_ms=3000 \
@@ -222,7 +205,7 @@ case_offline() {
 	place
 	[ "$cpu" = 0 ] && cpu=2
 	[ "$rcpu" = "$cpu" ] && rcpu=1
-	w="spin+offline cpu$cpu, drivers cpu$rcpu; before: $(where)"
+	w="spin+offline cpu$cpu, drivers cpu$rcpu; before: $(gp_where)"
 	cycles "$cpu" >/tmp/cycles.out 2>&1 &
 	cpid=$!
 	hog_run $((OFF_RATE + 60)) tag="$name" rate_cpu=$rcpu rate_s=$OFF_RATE \
@@ -230,7 +213,7 @@ case_offline() {
 	wait "$cpid"
 	bad=$(cat /tmp/cycles.out)
 	if [ -z "$bad" ]; then
-		pass "$name-cycles" "3 rounds: FIFO 99 rtspin on cpu$cpu, cpu$cpu offline under it, online again; after: $(where)"
+		pass "$name-cycles" "3 rounds: FIFO 99 rtspin on cpu$cpu, cpu$cpu offline under it, online again; after: $(gp_where)"
 	else
 		fail "$name-cycles" "$bad"
 	fi

@@ -35,15 +35,6 @@ OPS=trcu_sync,trcu_bh_sync,rcu_sync,trcu_cb,rcu_cb
 
 insmod $M/trcu.ko || { fail rtspin-load "insmod trcu.ko failed"; exit 1; }
 
-# where: both GP kthreads' last CPU and affinity, for the details.
-where() {
-	local k p
-	for k in trcu_gp trcu_bh_gp; do
-		p=$(gp_pid $k)
-		printf '%s on cpu%s allowed %s, ' "$k" "$(last_cpu "$p")" "$(allowed "$p")"
-	done | sed 's/, $//'
-}
-
 # one KIND PRIO PLACE: one case, its three checks.
 one() {
 	local kind=$1 prio=$2 place=$3 name="rtspin-$1-p$2-$3" cpu rcpu spid ok=1 w
@@ -56,7 +47,7 @@ one() {
 	fi
 	rcpu=0
 	[ "$cpu" = 0 ] && rcpu=1
-	w="spin cpu$cpu, drivers cpu$rcpu; before: $(where)"
+	w="spin cpu$cpu, drivers cpu$rcpu; before: $(gp_where)"
 	if [ "$kind" = user ]; then
 		rtspin "$cpu" "$prio" "$SPIN" >/tmp/rtspin.out 2>&1 &
 		spid=$!

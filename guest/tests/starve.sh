@@ -52,14 +52,16 @@ warm() {
 		fail "starve-$1-warm" "the warm-up failed: $(hog_flat)"
 }
 
-# log_has N RE: the kernel log after line N has a line matching RE.
-log_has() {
-	dmesg_since "$1" | grep -q -E "$2"
-}
-
-# log_line N RE: that line, for a detail.
-log_line() {
-	dmesg_since "$1" | grep -E "$2" | head -n 1 | sed 's/^\[[^]]*\] //'
+# log_check NAME N RE: pass NAME with the first kernel log line after
+# line N that matches RE, else fail it with trcu's lines since N.
+log_check() {
+	local l
+	l=$(dmesg_since "$2" | grep -E "$3" | head -n 1 | sed 's/^\[[^]]*\] //')
+	if [ -n "$l" ]; then
+		pass "$1" "$l"
+	else
+		fail "$1" "no line /$3/; trcu's lines: $(dmesg_since "$2" | grep 'trcu' | grep -v TRCU-MARK | tr '\n' ';')"
+	fi
 }
 
 # --- move ---------------------------------------------------------------
@@ -89,12 +91,8 @@ if [ -n "$other" ]; then
 	wait "$spid"
 	grep -q "ran_on=$c\$" /tmp/rtspin.out ||
 		fail starve-move-spin "rtspin did not run on cpu$c: $(cat /tmp/rtspin.out)"
-	re="trcu GP kthread starved [0-9]+ jiffies on CPU $c by rtspin\[[0-9]+\]: moved off it"
-	if log_has "$n" "$re"; then
-		pass starve-move-line "$(log_line "$n" "$re")"
-	else
-		fail starve-move-line "no line /$re/; trcu's lines: $(dmesg_since "$n" | grep 'trcu' | grep -v TRCU-MARK | tr '\n' ';')"
-	fi
+	log_check starve-move-line "$n" \
+		"trcu GP kthread starved [0-9]+ jiffies on CPU $c by rtspin\[[0-9]+\]: moved off it"
 	a=$(cat /tmp/starve.allowed)
 	if [ "$a" = "$other" ]; then
 		pass starve-move-allowed "while rtspin held cpu$c: Cpus_allowed_list $a"
@@ -147,18 +145,10 @@ wait "$spid"
 echo 950000 >$RT
 grep -q "ran_on=4\$" /tmp/rtspin.out ||
 	fail starve-stall-spin "rtspin did not run on cpu4: $(cat /tmp/rtspin.out)"
-re="trcu GP kthread starved [0-9]+ jiffies on CPU 4 by rtspin\[[0-9]+\]; its affinity leaves it nowhere else to go"
-if log_has "$n" "$re"; then
-	pass starve-stall-nowhere "$(log_line "$n" "$re")"
-else
-	fail starve-stall-nowhere "no line /$re/"
-fi
-re="INFO: trcu detected stall of its GP kthread: GP requested and not started [0-9-]+, kthread not run for [0-9]+ jiffies, on CPU 4 held by rtspin\[[0-9]+\]"
-if log_has "$n" "$re"; then
-	pass starve-stall-info "$(log_line "$n" "$re")"
-else
-	fail starve-stall-info "no line /$re/; trcu's lines: $(dmesg_since "$n" | grep 'trcu' | grep -v TRCU-MARK | tr '\n' ';')"
-fi
+log_check starve-stall-nowhere "$n" \
+	"trcu GP kthread starved [0-9]+ jiffies on CPU 4 by rtspin\[[0-9]+\]; its affinity leaves it nowhere else to go"
+log_check starve-stall-info "$n" \
+	"INFO: trcu detected stall of its GP kthread: GP requested and not started [0-9-]+, kthread not run for [0-9]+ jiffies, on CPU 4 held by rtspin\[[0-9]+\]"
 # The region ends after the checks: their details quote the lines.
 expect_bad_end "trcu_gp starved on purpose"
 tn=$(rate_val trcu sync 1 n)
