@@ -154,6 +154,17 @@ static void trcu_gpk_name_holder(struct trcu_state *rsp, int cpu)
 	}
 }
 
+/* Does @mask hold an online CPU other than @cpu? */
+static bool trcu_gpk_other_cpu(const struct cpumask *mask, int cpu)
+{
+	int c;
+
+	for_each_online_cpu(c)
+		if (c != cpu && cpumask_test_cpu(c, mask))
+			return true;
+	return false;
+}
+
 /*
  * The starvation work: name the CPU and the task holding the kthread,
  * then move it off that CPU (TRCU_GPK_MOVING), or report the stall
@@ -183,17 +194,28 @@ static void trcu_gpk_work(struct work_struct *work)
 		goto out;
 	}
 	rsp->n_gpk_starved++;
-	cpumask_andnot(rsp->gpk_mask, &t->cpus_mask, cpumask_of(cpu));
-	if (!cpumask_intersects(rsp->gpk_mask, cpu_online_mask)) {
+	/*
+	 * Narrow from the affinity the kthread was given, not from the one
+	 * an earlier move left: a kthread starved on one CPU after another
+	 * would otherwise lose a CPU per episode until none is left.  If
+	 * its mask is no longer the one this file set (an administrator's
+	 * taskset, or the scheduler's fallback when hotplug emptied it),
+	 * that mask is the new baseline.
+	 */
+	if (!rsp->gpk_moved || !cpumask_equal(&t->cpus_mask, rsp->gpk_mask))
+		cpumask_copy(rsp->gpk_saved, &t->cpus_mask);
+	if (!trcu_gpk_other_cpu(rsp->gpk_saved, cpu)) {
 		pr_warn("%s GP kthread starved %lu jiffies on CPU %d by %s[%d]; its affinity leaves it nowhere else to go\n",
 			rsp->name, jiffies - since, cpu, rsp->gpk_holder,
 			rsp->gpk_holder_pid);
 		goto out;
 	}
-	if (!rsp->gpk_moved)
-		cpumask_copy(rsp->gpk_saved, &t->cpus_mask);
-	if (set_cpus_allowed_ptr(t, rsp->gpk_mask))
+	cpumask_andnot(rsp->gpk_mask, rsp->gpk_saved, cpumask_of(cpu));
+	if (set_cpus_allowed_ptr(t, rsp->gpk_mask)) {
+		/* hotplug raced: keep gpk_mask the mask this file last set */
+		cpumask_copy(rsp->gpk_mask, &t->cpus_mask);
 		goto out;
+	}
 	rsp->gpk_moved = true;
 	rsp->gpk_moved_at = jiffies;
 	rsp->n_gpk_moved++;

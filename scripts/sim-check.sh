@@ -39,10 +39,33 @@ if [ -z "${SIM_BIN:-}" ]; then
 	SIM_BIN=$TOP/sim/trcu-sim
 fi
 
-# The parameters of every run come from the master seed (bash's RANDOM).
-RANDOM=$SEED
 runs=0
 failed=0
+
+# One run of the simulator with "$@": counted, and printed if it fails.
+sim_run() {
+	local out rc res
+
+	runs=$((runs + 1))
+	out=$("$SIM_BIN" "$@" 2>&1)
+	rc=$?
+	res=$(grep '^RESULT' <<<"$out")
+	if [ "$rc" -ne 0 ] || ! grep -q ' errors=0 ' <<<"$res "; then
+		failed=$((failed + 1))
+		echo "FAIL: sim/trcu-sim $*"
+		grep -m 5 '^ERROR' <<<"$out" | sed 's/^/    /'
+		echo "    ${res:-no RESULT line (exit $rc)}"
+	fi
+}
+
+# Runs that once found a defect the random draw had missed, run first
+# every time.  A kthread starved on one CPU after another, hotplug
+# beside: each move narrowed the mask the last move left, until the
+# kthread had nowhere to go and a GP waited past the liveness bound.
+sim_run --cpus 4 --fanout 4 --hotplug --gps 600 --hog kthread --seed 5
+
+# The parameters of every run come from the master seed (bash's RANDOM).
+RANDOM=$SEED
 start=$SECONDS
 while [ "$runs" -lt "$RUNS_MAX" ] && [ $((SECONDS - start)) -lt "$SECONDS_MAX" ]; do
 	# log-uniform 1..4096: 2^(0..12) times 1..2, clipped
@@ -67,16 +90,7 @@ while [ "$runs" -lt "$RUNS_MAX" ] && [ $((SECONDS - start)) -lt "$SECONDS_MAX" ]
 		   else args+=(--hog $(((s >> 7) % cpus))); fi ;;
 		esac
 	fi
-	runs=$((runs + 1))
-	out=$("$SIM_BIN" "${args[@]}" 2>&1)
-	rc=$?
-	res=$(grep '^RESULT' <<<"$out")
-	if [ "$rc" -ne 0 ] || ! grep -q ' errors=0 ' <<<"$res "; then
-		failed=$((failed + 1))
-		echo "FAIL: sim/trcu-sim ${args[*]}"
-		grep -m 5 '^ERROR' <<<"$out" | sed 's/^/    /'
-		echo "    ${res:-no RESULT line (exit $rc)}"
-	fi
+	sim_run "${args[@]}"
 done
 echo "$runs runs, $failed failed (seed $SEED)"
 [ "$failed" -eq 0 ]
