@@ -128,6 +128,7 @@ static void trcu_gpk_ask(void *info)
 
 	rsp->gpk_holder_pid = task_pid_nr(current);
 	strscpy(rsp->gpk_holder, current->comm, sizeof(rsp->gpk_holder));
+	/* publish the name: pairs with the acquire in trcu_gpk_name_holder() */
 	smp_store_release(&rsp->gpk_answered, true);
 }
 
@@ -148,6 +149,7 @@ static void trcu_gpk_name_holder(struct trcu_state *rsp, int cpu)
 	if (smp_call_function_single_async(cpu, &rsp->gpk_csd))
 		return;
 	for (i = 0; i < TRCU_GPK_ASK_MS; i++) {
+		/* pairs with trcu_gpk_ask()'s release: the name is complete */
 		if (smp_load_acquire(&rsp->gpk_answered))
 			return;
 		msleep(1);

@@ -20,11 +20,10 @@
  * "ftrace" is an ftrace_ops of trcu's own whose trampoline calls the
  * handler directly: the three hooks that run on every interrupt, every
  * might_sleep() and every __schedule() cost a kprobe's full register save,
- * hash lookup and recursion bookkeeping there (measured by instruction
- * count: an interrupt took 346 instructions without trcu and 703 with the
- * irq_enter_rcu() kprobe).  The tick and the dying CPU's last idle entry
- * are rare and keep their kprobes (the tick's handler reads an argument
- * from the saved registers).
+ * hash lookup and recursion bookkeeping there, on every interrupt
+ * (Documentation/measurements.rst has the instruction counts).  The tick
+ * and the dying CPU's last idle entry are rare and keep their kprobes
+ * (the tick's handler reads an argument from the saved registers).
  *
  * Every handler is notrace and NOKPROBE and never sleeps; none calls a
  * hooked function.  A kprobe hit while another kprobe's pre-handler runs
@@ -62,7 +61,7 @@
  * preempt_disable() of the kprobe-on-ftrace path.  A user-mode tick
  * showed 0x10001, a tick in the idle loop 0x10002 (the idle task runs
  * with count 1), ticks in kernel code 0x10001 (preemptible) or 0x10002
- * (preemption disabled), re-checked 2026-12-03 on 4 vCPUs.  So the
+ * (preemption disabled).  So the
  * interrupted count is pc - HARDIRQ_OFFSET - 1.
  */
 static notrace int trcu_tick_pre(struct kprobe *p, struct pt_regs *regs)
@@ -94,7 +93,7 @@ NOKPROBE_SYMBOL(trcu_sched_switch);
  * reader calls __schedule().  Used instead of sched_switch when the
  * kernel runs preempt=full: there cond_resched() is a no-op, so CPU-bound
  * kernel code reports only at ticks that happen to hit a preemptible
- * moment (measured: 2.2 GPs/s in TREE13).  A nudge IPI then sets
+ * moment, and grace periods crawl.  A nudge IPI then sets
  * need_resched, the reader's preempt_enable() enters __schedule() even
  * if no other task is runnable, and this hook sees it.
  */

@@ -41,8 +41,8 @@ MODULE_PARM_DESC(jiffies_till_force_qs, "Jiffies between forcing QS (1..HZ)");
  * The first force_quiescent_state() of a GP only snapshots the dynticks
  * counters and credits idle CPUs (no IPIs), so it can come early: on an
  * idle system that ends the GP.  One jiffy, like the kernel's own RCU at
- * HZ <= 250; make bench measured idle synchronize_trcu() at 16.0 ms with
- * the seed's 3 jiffies for both, 8.1 ms with 1.
+ * HZ <= 250, rather than the seed's 3 (the idle synchronize latency this
+ * halves is in Documentation/measurements.rst).
  */
 int trcu_jiffies_till_first_fqs = 1;
 module_param_named(jiffies_till_first_fqs, trcu_jiffies_till_first_fqs, int,
